@@ -1,0 +1,669 @@
+"""Kernels -> LLVM IR (llvmlite.ir), a lowering rule per op.
+
+Every compiled program is one module with one entry function::
+
+    i32 entry(ptr bufs, ptr meta, ptr scal)
+
+``bufs`` holds one data pointer per buffer slot, ``meta`` the int64 sizes,
+offsets and strides of every kernel (see ``Kernel.meta_size``), ``scal`` one
+8-byte slot per runtime scalar.  Each kernel is an internal function taking
+its buffers as ``noalias`` pointers.  No fast-math flags are used except
+``reassoc`` on reduction accumulators (the standard leaves summation order
+open), and every operation LLVM leaves undefined (division by zero, shifts
+by the width or more, out-of-range float-to-int casts) is guarded.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .ir import Op, ScalarType
+from .schedule import Kernel, Schedule
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+F32, F64 = ir.FloatType(), ir.DoubleType()
+PTR = ir.PointerType()
+
+# Functions from the C math library, by op; float32 uses the 'f' variant.
+LIBM = {
+    Op.EXP: "exp", Op.EXPM1: "expm1", Op.LOG: "log", Op.LOG1P: "log1p", Op.LOG2: "log2",
+    Op.LOG10: "log10", Op.SIN: "sin", Op.COS: "cos", Op.TAN: "tan", Op.ASIN: "asin",
+    Op.ACOS: "acos", Op.ATAN: "atan", Op.SINH: "sinh", Op.COSH: "cosh", Op.TANH: "tanh",
+    Op.ASINH: "asinh", Op.ACOSH: "acosh", Op.ATANH: "atanh", Op.ATAN2: "atan2",
+    Op.HYPOT: "hypot", Op.NEXTAFTER: "nextafter", Op.POW: "pow",
+}
+# libmvec variants (glibc's vector ABI): LLVM's loop vectoriser calls them when a
+# call site names them in "vector-function-abi-variant" and they are declared.
+LIBMVEC = frozenset({"sin", "cos", "tan", "exp", "log", "pow", "sinh", "cosh", "tanh", "asin",
+                     "acos", "atan", "atan2", "asinh", "acosh", "atanh", "expm1", "log1p",
+                     "log2", "log10", "hypot"})
+FLOAT_INTRINSIC = {Op.SQRT: "llvm.sqrt", Op.CEIL: "llvm.ceil", Op.FLOOR: "llvm.floor",
+                   Op.TRUNC: "llvm.trunc", Op.ROUND: "llvm.roundeven", Op.ABS: "llvm.fabs"}
+_FCMP = {Op.EQUAL: "==", Op.LESS: "<", Op.LESS_EQUAL: "<=", Op.GREATER: ">",
+         Op.GREATER_EQUAL: ">="}
+_ICMP = {**_FCMP, Op.NOT_EQUAL: "!="}
+
+
+def reg_type(dt: ScalarType) -> ir.Type:
+    """The type of a value of ``dt`` in registers (bool is i1)."""
+    if dt.kind == "f":
+        return F32 if dt.bits == 32 else F64
+    return ir.IntType(dt.bits)
+
+
+def mem_type(dt: ScalarType) -> ir.Type:
+    """The type of an element of ``dt`` in memory (bool is one byte)."""
+    return I8 if dt.kind == "b" else reg_type(dt)
+
+
+class ModuleBuilder:
+    """Owns the llvmlite module and the declarations kernels share."""
+
+    def __init__(self, name: str, vector_variants: dict | None = None) -> None:
+        self.module = ir.Module(name=name)
+        self.variants = vector_variants or {}   # libm name -> [(symbol, lanes)]
+        self._decls: dict[str, ir.Function] = {}
+        self._used: list = []
+
+    def vector_abi(self, name: str, ty: ir.Type, nargs: int) -> tuple:
+        """Call-site attributes naming ``name``'s libmvec variants, declared here."""
+        found = self.variants.get(name)
+        if not found:
+            return ()
+        parts = []
+        for sym, lanes in found:
+            vec = ir.VectorType(ty, lanes)
+            fn = self.declare(sym, vec, [vec] * nargs)
+            if fn not in self._used:
+                self._used.append(fn)
+            parts.append(f"_ZGV_LLVM_N{lanes}{'v' * nargs}_{name}({sym})")
+        return (f'"vector-function-abi-variant"="{",".join(parts)}"',)
+
+    def _keep_used(self) -> None:
+        # The vectoriser only calls declared variants; llvm.compiler.used keeps them declared.
+        if not self._used:
+            return
+        arr = ir.ArrayType(PTR, len(self._used))
+        g = ir.GlobalVariable(self.module, arr, "llvm.compiler.used")
+        g.linkage = "appending"
+        g.section = "llvm.metadata"
+        g.initializer = ir.Constant(arr, self._used)
+
+    def declare(self, name: str, ret: ir.Type, args: list, pure: bool = True) -> ir.Function:
+        fn = self._decls.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
+            if pure:
+                fn.attributes.add("nounwind")
+                fn.attributes.add("readnone")  # parsed as memory(none): lets LLVM vectorise calls
+            self._decls[name] = fn
+        return fn
+
+    def intrinsic(self, name: str, ty: ir.Type, nargs: int = 1) -> ir.Function:
+        suffix = {F32: "f32", F64: "f64"}.get(ty) or f"i{ty.width}"
+        return self.declare(f"{name}.{suffix}", ty, [ty] * nargs)
+
+    def build(self, sched: Schedule) -> str:
+        fns = [KernelBuilder(self, k, i).build() for i, k in enumerate(sched.kernels)]
+        entry = ir.Function(self.module, ir.FunctionType(I32, [PTR, PTR, PTR]), name="entry")
+        bufs, meta, scal = entry.args
+        b = ir.IRBuilder(entry.append_basic_block("entry"))
+        for k, fn in zip(sched.kernels, fns):
+            slots = _kernel_slots(k)
+            ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, s)], source_etype=PTR), typ=PTR)
+                    for s in slots]
+            b.call(fn, ptrs + [meta, scal])
+        b.ret(ir.Constant(I32, 0))
+        self._keep_used()
+        return str(self.module)
+
+
+def _kernel_slots(k: Kernel) -> list:
+    """Distinct buffer slots a kernel touches: its output first."""
+    slots = [k.store.buf]
+    for a in k.loads:
+        if a.buf not in slots:
+            slots.append(a.buf)
+    return slots
+
+
+class KernelBuilder:
+    """Emits one kernel: the loop nest, loads, the body, accumulation, store."""
+
+    def __init__(self, mb: ModuleBuilder, k: Kernel, index: int) -> None:
+        self.mb, self.k = mb, k
+        self.slots = _kernel_slots(k)
+        args = [PTR] * len(self.slots) + [PTR, PTR]
+        self.fn = ir.Function(mb.module, ir.FunctionType(ir.VoidType(), args), name=f"kernel{index}")
+        self.fn.linkage = "internal"
+        for a in self.fn.args[: len(self.slots)]:
+            a.add_attribute("noalias")
+        self.fn.attributes.add("nounwind")
+
+    # -- meta access
+    def _meta(self, b: ir.IRBuilder, slot: int) -> ir.Value:
+        meta = self.fn.args[len(self.slots)]
+        p = b.gep(meta, [ir.Constant(I64, self.k.meta_base + slot)], source_etype=I64)
+        return b.load(p, typ=I64)
+
+    def build(self) -> ir.Function:
+        k = self.k
+        b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        r = k.n_out + k.n_red
+        self.sizes = [self._meta(b, i) for i in range(r)]
+        self.acc_meta = []
+        pos = r
+        for _ in k.loads:
+            self.acc_meta.append([self._meta(b, pos + i) for i in range(r + 1)])
+            pos += r + 1
+        self.store_meta = [self._meta(b, pos + i) for i in range(k.n_out + 1)]
+        offs = [m[0] for m in self.acc_meta]
+        self._outer(b, 0, offs, self.store_meta[0])
+        b.ret_void()
+        return self.fn
+
+    def _outer(self, b, axis, offs, soff):
+        """Loops over the output axes; innermost does the store."""
+        k = self.k
+        if axis == k.n_out:
+            if k.reduce is None:
+                self._store(b, soff, self._body(b, offs))
+            else:
+                self._reduce(b, offs, soff)
+            return
+
+        def step(bb, i, carried):
+            noffs = [bb.add(o, bb.mul(i, m[1 + axis])) for o, m in zip(offs, self.acc_meta)]
+            nsoff = bb.add(soff, bb.mul(i, self.store_meta[1 + axis]))
+            self._outer(bb, axis + 1, noffs, nsoff)
+            return []
+
+        _for(b, self.sizes[axis], [], step)
+
+    def _reduce(self, b, offs, soff):
+        k = self.k
+        vt = reg_type(self._value_dtype())
+        init = _reduce_init(k.reduce, self._value_dtype(), vt)
+        acc = self._red_loops(b, k.n_out, offs, init)
+        if k.reduce is Op.MEAN:
+            n = ir.Constant(I64, 1)
+            for s in self.sizes[k.n_out:]:
+                n = b.mul(n, s)
+            acc = b.fdiv(acc, b.sitofp(n, vt))
+        self._store(b, soff, acc)
+
+    def _red_loops(self, b, axis, offs, acc):
+        k = self.k
+        if axis == k.n_out + k.n_red:
+            return _combine(self.mb, b, k.reduce, self._value_dtype(), acc, self._body(b, offs))
+
+        def step(bb, i, carried):
+            noffs = [bb.add(o, bb.mul(i, m[1 + axis])) for o, m in zip(offs, self.acc_meta)]
+            return [self._red_loops(bb, axis + 1, noffs, carried[0])]
+
+        return _for(b, self.sizes[axis], [acc], step)[0]
+
+    def _value_dtype(self) -> ScalarType:
+        return _ins_dtype(self.k.body[self.k.value])
+
+    def _buf(self, slot: int) -> ir.Value:
+        return self.fn.args[self.slots.index(slot)]
+
+    def _store(self, b, off, v):
+        dt = self.k.out_dtype
+        if dt.kind == "b":
+            v = b.zext(v, I8)
+        p = b.gep(self._buf(self.k.store.buf), [off], source_etype=mem_type(dt))
+        b.store(v, p)
+
+    def _body(self, b, offs) -> ir.Value:
+        """Evaluate the body at one point; returns the kernel's value."""
+        vals = []
+        scal = self.fn.args[len(self.slots) + 1]
+        for ins in self.k.body:
+            if ins[0] == "load":
+                dt, j = ins[1], ins[2]
+                p = b.gep(self._buf(self.k.loads[j].buf), [offs[j]], source_etype=mem_type(dt))
+                v = b.load(p, typ=mem_type(dt))
+                vals.append(b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v)
+            elif ins[0] == "scalar":
+                dt, s = ins[1], ins[2]
+                p = b.gep(scal, [ir.Constant(I64, 8 * s)], source_etype=I8)
+                v = b.load(p, typ=mem_type(dt))
+                vals.append(b.trunc(v, I1) if dt.kind == "b" else v)
+            else:
+                _, op, dt, srcs, sdt = ins
+                vals.append(lower_op(self.mb, b, op, dt, sdt, [vals[s] for s in srcs]))
+        return vals[self.k.value]
+
+
+def _ins_dtype(ins: tuple) -> ScalarType:
+    return ins[1] if ins[0] in ("load", "scalar") else ins[2]
+
+
+def _for(b: ir.IRBuilder, n: ir.Value, init: list, step) -> list:
+    """A counted loop ``for i in range(n)`` in rotated form carrying ``init``.
+
+    ``step(builder, i, carried) -> new carried`` emits the body.
+    """
+    pre = b.block
+    fn = pre.function
+    body = fn.append_basic_block("loop")
+    done = fn.append_basic_block("done")
+    b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), body, done)
+    b.position_at_end(body)
+    i = b.phi(I64)
+    phis = [b.phi(v.type) for v in init]
+    out = step(b, i, phis)
+    latch = b.block
+    nxt = b.add(i, ir.Constant(I64, 1))
+    i.add_incoming(ir.Constant(I64, 0), pre)
+    i.add_incoming(nxt, latch)
+    for p, v0, v1 in zip(phis, init, out):
+        p.add_incoming(v0, pre)
+        p.add_incoming(v1, latch)
+    b.cbranch(b.icmp_signed("<", nxt, n), body, done)
+    b.position_at_end(done)
+    res = []
+    for v0, v1 in zip(init, out):
+        ph = b.phi(v0.type)
+        ph.add_incoming(v0, pre)
+        ph.add_incoming(v1, latch)
+        res.append(ph)
+    return res
+
+
+# --------------------------------------------------------------------------- reductions
+
+def _reduce_init(op: Op, dt: ScalarType, ty: ir.Type) -> ir.Value:
+    if op in (Op.SUM, Op.MEAN, Op.ANY):
+        return ir.Constant(ty, 0.0 if dt.kind == "f" else 0)
+    if op in (Op.PROD, Op.ALL):
+        return ir.Constant(ty, 1.0 if dt.kind == "f" else 1)
+    lo = op is Op.MAX
+    if dt.kind == "f":
+        return ir.Constant(ty, float("-inf") if lo else float("inf"))
+    if dt.kind == "u" or dt.kind == "b":
+        return ir.Constant(ty, 0 if lo else (1 << dt.bits) - 1)
+    return ir.Constant(ty, -(1 << (dt.bits - 1)) if lo else (1 << (dt.bits - 1)) - 1)
+
+
+def _combine(mb, b, op, dt, acc, v):
+    f = dt.kind == "f"
+    if op in (Op.SUM, Op.MEAN):
+        return b.fadd(acc, v, flags=("reassoc",)) if f else b.add(acc, v)
+    if op is Op.PROD:
+        return b.fmul(acc, v, flags=("reassoc",)) if f else b.mul(acc, v)
+    if op is Op.ANY:
+        return b.or_(acc, v)
+    if op is Op.ALL:
+        return b.and_(acc, v)
+    return _minmax(mb, b, op is Op.MAX, dt, acc, v)
+
+
+def _minmax(mb, b, is_max, dt, x, y):
+    if dt.kind == "f":  # llvm.maximum/minimum propagate NaN, as the standard asks
+        return b.call(mb.intrinsic("llvm.maximum" if is_max else "llvm.minimum", x.type, 2), [x, y])
+    signed = dt.kind == "i"
+    name = ("llvm.smax" if is_max else "llvm.smin") if signed else ("llvm.umax" if is_max else "llvm.umin")
+    return b.call(mb.intrinsic(name, x.type, 2), [x, y])
+
+
+# --------------------------------------------------------------------------- elementwise ops
+
+def lower_op(mb: ModuleBuilder, b: ir.IRBuilder, op: Op, dt: ScalarType, sdt: ScalarType,
+             args: list) -> ir.Value:
+    """One elementwise op on register values; ``sdt`` is the first operand's dtype."""
+    rule = _RULES.get(op)
+    if rule is None:
+        raise AssertionError(f"no lowering rule for {op}")
+    return rule(mb, b, dt, sdt, *args)
+
+
+def _libm(mb, b, op, ty, *args):
+    name = LIBM[op] + ("f" if ty == F32 else "")
+    fn = mb.declare(name, ty, [ty] * len(args))
+    call = b.call(fn, list(args))
+    attrs = mb.vector_abi(name, ty, len(args))
+    if attrs:
+        call.attributes = _RawAttrs(attrs)
+    return call
+
+
+class _RawAttrs(tuple):
+    """Call-site attributes llvmlite does not know (string attributes), printed as given."""
+
+    def _to_list(self, _ty) -> list:
+        return list(self)
+
+
+def _float_or_int(fop, iop):
+    def rule(mb, b, dt, sdt, x, y):
+        return getattr(b, fop)(x, y) if sdt.kind == "f" else getattr(b, iop)(x, y)
+    return rule
+
+
+def _unary_libm(op):
+    def rule(mb, b, dt, sdt, x):
+        return _libm(mb, b, op, x.type, x)
+    return rule
+
+
+def _binary_libm(op):
+    def rule(mb, b, dt, sdt, x, y):
+        return _libm(mb, b, op, x.type, x, y)
+    return rule
+
+
+def _float_intrinsic(op):
+    def rule(mb, b, dt, sdt, x):
+        if sdt.kind != "f":  # rounding and abs of integers
+            return _iabs(b, x, sdt) if op is Op.ABS else x
+        return b.call(mb.intrinsic(FLOAT_INTRINSIC[op], x.type), [x])
+    return rule
+
+
+def _iabs(b, x, sdt):
+    if sdt.kind != "i":
+        return x
+    return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), b.neg(x), x)
+
+
+def _negative(mb, b, dt, sdt, x):
+    return b.fneg(x) if sdt.kind == "f" else b.neg(x)
+
+
+def _sign(mb, b, dt, sdt, x):
+    zero = ir.Constant(x.type, 0)
+    if sdt.kind == "f":
+        one, mone = ir.Constant(x.type, 1.0), ir.Constant(x.type, -1.0)
+        return b.select(b.fcmp_ordered(">", x, zero), one,
+                        b.select(b.fcmp_ordered("<", x, zero), mone, x))
+    if sdt.kind == "u":
+        return b.zext(b.icmp_unsigned("!=", x, zero), x.type)
+    pos = b.zext(b.icmp_signed(">", x, zero), x.type)
+    neg = b.zext(b.icmp_signed("<", x, zero), x.type)
+    return b.sub(pos, neg)
+
+
+def _compare(op):
+    def rule(mb, b, dt, sdt, x, y):
+        if sdt.kind == "f":
+            if op is Op.NOT_EQUAL:
+                return b.fcmp_unordered("!=", x, y)
+            return b.fcmp_ordered(_FCMP[op], x, y)
+        if sdt.kind == "i":
+            return b.icmp_signed(_ICMP[op], x, y)
+        return b.icmp_unsigned(_ICMP[op], x, y)
+    return rule
+
+
+def _divide(mb, b, dt, sdt, x, y):
+    return b.fdiv(x, y)
+
+
+def _int_div_parts(b, sdt, x, y):
+    """Quotient and remainder truncated toward zero, with every UB case guarded.
+
+    Division by zero gives 0 (numpy's result); MIN // -1 wraps to MIN.
+    """
+    t = x.type
+    zero, one, mone = ir.Constant(t, 0), ir.Constant(t, 1), ir.Constant(t, -1)
+    yzero = b.icmp_unsigned("==", y, zero)
+    if sdt.kind == "i":
+        ymone = b.icmp_signed("==", y, mone)
+        safe = b.select(b.or_(yzero, ymone), one, y)
+        q = b.select(ymone, b.neg(x), b.sdiv(x, safe))
+        r = b.srem(x, safe)
+    else:
+        safe = b.select(yzero, one, y)
+        q, r = b.udiv(x, safe), b.urem(x, safe)
+    return b.select(yzero, zero, q), b.select(yzero, zero, r), yzero
+
+
+def _floor_divide(mb, b, dt, sdt, x, y):
+    if sdt.kind == "f":
+        return _float_divmod(mb, b, x, y)[0]
+    q, r, _ = _int_div_parts(b, sdt, x, y)
+    if sdt.kind != "i":
+        return q
+    zero = ir.Constant(x.type, 0)
+    adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, y), zero))
+    return b.sub(q, b.zext(adjust, x.type))
+
+
+def _remainder(mb, b, dt, sdt, x, y):
+    if sdt.kind == "f":
+        return _float_divmod(mb, b, x, y)[1]
+    _, r, _ = _int_div_parts(b, sdt, x, y)
+    if sdt.kind != "i":
+        return r
+    zero = ir.Constant(x.type, 0)
+    adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, y), zero))
+    return b.select(adjust, b.add(r, y), r)
+
+
+def _float_divmod(mb, b, x, y):
+    """numpy's npy_divmod: floor quotient and remainder with the sign of y."""
+    t = x.type
+    zero, one, half = ir.Constant(t, 0.0), ir.Constant(t, 1.0), ir.Constant(t, 0.5)
+    mod = b.frem(x, y)  # frem is C fmod
+    div = b.fdiv(b.fsub(x, mod), y)
+    mod_nz = b.fcmp_unordered("!=", mod, zero)
+    sign_differs = b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero))
+    fix = b.and_(b.fcmp_ordered("!=", mod, zero), sign_differs)
+    copysign = mb.intrinsic("llvm.copysign", t, 2)
+    mod2 = b.select(fix, b.fadd(mod, y), b.select(mod_nz, mod, b.call(copysign, [zero, y])))
+    div = b.select(fix, b.fsub(div, one), div)
+    fl = b.call(mb.intrinsic("llvm.floor", t), [div])
+    fl = b.select(b.fcmp_ordered(">", b.fsub(div, fl), half), b.fadd(fl, one), fl)
+    q = b.fdiv(x, y)
+    fl = b.select(b.fcmp_unordered("!=", div, zero), fl, b.call(copysign, [zero, q]))
+    yz = b.fcmp_ordered("==", y, zero)
+    return b.select(yz, q, fl), b.select(yz, mod, mod2)
+
+
+def _pow(mb, b, dt, sdt, x, y):
+    if sdt.kind == "f":
+        return _libm(mb, b, Op.POW, x.type, x, y)
+    return b.call(_ipow_fn(mb, x.type, sdt.kind == "i"), [x, y])
+
+
+def _ipow_fn(mb, t, signed):
+    """Integer power by squaring; negative exponents give 1, +-1 or 0 (as JAX does)."""
+    name = f"lazyarray.ipow.{'i' if signed else 'u'}{t.width}"
+    fn = mb._decls.get(name)
+    if fn is not None:
+        return fn
+    fn = ir.Function(mb.module, ir.FunctionType(t, [t, t]), name=name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    mb._decls[name] = fn
+    x, y = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    zero, one = ir.Constant(t, 0), ir.Constant(t, 1)
+    loop, done = fn.append_basic_block("loop"), fn.append_basic_block("done")
+    neg = fn.append_basic_block("neg")
+    if signed:
+        b.cbranch(b.icmp_signed("<", y, zero), neg, loop)
+    else:
+        b.branch(loop)
+    entry = b.block
+    b.position_at_end(loop)
+    acc, base, e = b.phi(t), b.phi(t), b.phi(t)
+    odd = b.trunc(e, I1)
+    acc2 = b.select(odd, b.mul(acc, base), acc)
+    base2, e2 = b.mul(base, base), b.lshr(e, one)
+    for p, v0, v1 in ((acc, one, acc2), (base, x, base2), (e, y, e2)):
+        p.add_incoming(v0, entry)
+        p.add_incoming(v1, loop)
+    b.cbranch(b.icmp_unsigned("==", e2, zero), done, loop)
+    b.position_at_end(done)
+    b.ret(acc2)
+    b.position_at_end(neg)
+    mone = ir.Constant(t, -1)
+    is_one = b.icmp_signed("==", x, one)
+    is_mone = b.icmp_signed("==", x, mone)
+    odd_neg = b.trunc(y, I1)
+    b.ret(b.select(is_one, one, b.select(is_mone, b.select(odd_neg, mone, one), zero)))
+    return fn
+
+
+def _logaddexp(mb, b, dt, sdt, x, y):
+    """numpy's npy_logaddexp: equal inputs (including infinities) give x + log(2)."""
+    t = x.type
+    ln2 = ir.Constant(t, 0.6931471805599453)
+    tmp = b.fsub(x, y)
+    pos = b.fadd(x, _log1p_exp(mb, b, b.fneg(tmp)))
+    neg = b.fadd(y, _log1p_exp(mb, b, tmp))
+    zero = ir.Constant(t, 0.0)
+    r = b.select(b.fcmp_ordered(">", tmp, zero), pos,
+                 b.select(b.fcmp_ordered("<=", tmp, zero), neg, tmp))
+    return b.select(b.fcmp_ordered("==", x, y), b.fadd(x, ln2), r)
+
+
+def _log1p_exp(mb, b, v):
+    return _libm(mb, b, Op.LOG1P, v.type, _libm(mb, b, Op.EXP, v.type, v))
+
+
+def _minmax_rule(is_max):
+    def rule(mb, b, dt, sdt, x, y):
+        if sdt.kind == "b":
+            return b.or_(x, y) if is_max else b.and_(x, y)
+        return _minmax(mb, b, is_max, sdt, x, y)
+    return rule
+
+
+def _copysign(mb, b, dt, sdt, x, y):
+    return b.call(mb.intrinsic("llvm.copysign", x.type, 2), [x, y])
+
+
+def _bitwise(name):
+    def rule(mb, b, dt, sdt, x, y):
+        return getattr(b, name)(x, y)
+    return rule
+
+
+def _shift(left):
+    def rule(mb, b, dt, sdt, x, y):
+        t = x.type
+        width = ir.Constant(t, t.width)
+        # An unsigned compare also sends negative counts to the overflow branch.
+        over = b.icmp_unsigned(">=", y, width)
+        safe = b.select(over, ir.Constant(t, 0), y)
+        if left:
+            return b.select(over, ir.Constant(t, 0), b.shl(x, safe))
+        if sdt.kind == "i":
+            fill = b.ashr(x, ir.Constant(t, t.width - 1))
+            return b.select(over, fill, b.ashr(x, safe))
+        return b.select(over, ir.Constant(t, 0), b.lshr(x, safe))
+    return rule
+
+
+def _logical(name):
+    def rule(mb, b, dt, sdt, x, y):
+        return getattr(b, name)(x, y)
+    return rule
+
+
+def _logical_not(mb, b, dt, sdt, x):
+    return b.xor(x, ir.Constant(x.type, 1))
+
+
+def _invert(mb, b, dt, sdt, x):
+    return b.xor(x, ir.Constant(x.type, -1 if x.type.width > 1 else 1))
+
+
+def _isnan(mb, b, dt, sdt, x):
+    if sdt.kind != "f":
+        return ir.Constant(I1, 0)
+    return b.fcmp_unordered("uno", x, x)
+
+
+def _isinf(mb, b, dt, sdt, x):
+    if sdt.kind != "f":
+        return ir.Constant(I1, 0)
+    a = b.call(mb.intrinsic("llvm.fabs", x.type), [x])
+    return b.fcmp_ordered("==", a, ir.Constant(x.type, float("inf")))
+
+
+def _isfinite(mb, b, dt, sdt, x):
+    if sdt.kind != "f":
+        return ir.Constant(I1, 1)
+    a = b.call(mb.intrinsic("llvm.fabs", x.type), [x])
+    return b.fcmp_ordered("<", a, ir.Constant(x.type, float("inf")))
+
+
+def _signbit(mb, b, dt, sdt, x):
+    if sdt.kind != "f":
+        return b.icmp_signed("<", x, ir.Constant(x.type, 0)) if sdt.kind == "i" else ir.Constant(I1, 0)
+    bits = b.bitcast(x, ir.IntType(32 if x.type == F32 else 64))
+    return b.icmp_signed("<", bits, ir.Constant(bits.type, 0))
+
+
+def _where(mb, b, dt, sdt, c, x, y):
+    return b.select(c, x, y)
+
+
+def _astype(mb, b, dt, sdt, x):
+    """Casts between any two real dtypes; float-to-int saturates (NaN -> 0)."""
+    to = reg_type(dt)
+    if dt is sdt:
+        return x
+    if dt.kind == "b":
+        if sdt.kind == "f":
+            return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+        return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+    if sdt.kind == "f":
+        if dt.kind == "f":
+            return b.fpext(x, to) if dt.bits > sdt.bits else b.fptrunc(x, to)
+        name = "llvm.fptosi.sat" if dt.kind == "i" else "llvm.fptoui.sat"
+        fname = f"{name}.i{to.width}.{'f32' if x.type == F32 else 'f64'}"
+        return b.call(mb.declare(fname, to, [x.type]), [x])
+    signed = sdt.kind == "i"
+    if dt.kind == "f":
+        return b.sitofp(x, to) if signed else b.uitofp(x, to)
+    if to.width == x.type.width:
+        return x
+    if to.width < x.type.width:
+        return b.trunc(x, to)
+    return b.sext(x, to) if signed else b.zext(x, to)
+
+
+_RULES = {
+    Op.ADD: _float_or_int("fadd", "add"),
+    Op.SUBTRACT: _float_or_int("fsub", "sub"),
+    Op.MULTIPLY: _float_or_int("fmul", "mul"),
+    Op.DIVIDE: _divide,
+    Op.FLOOR_DIVIDE: _floor_divide,
+    Op.REMAINDER: _remainder,
+    Op.POW: _pow,
+    Op.ATAN2: _binary_libm(Op.ATAN2),
+    Op.HYPOT: _binary_libm(Op.HYPOT),
+    Op.NEXTAFTER: _binary_libm(Op.NEXTAFTER),
+    Op.COPYSIGN: _copysign,
+    Op.MAXIMUM: _minmax_rule(True),
+    Op.MINIMUM: _minmax_rule(False),
+    Op.LOGADDEXP: _logaddexp,
+    Op.LOGICAL_AND: _logical("and_"),
+    Op.LOGICAL_OR: _logical("or_"),
+    Op.LOGICAL_XOR: _logical("xor"),
+    Op.BITWISE_AND: _bitwise("and_"),
+    Op.BITWISE_OR: _bitwise("or_"),
+    Op.BITWISE_XOR: _bitwise("xor"),
+    Op.BITWISE_LEFT_SHIFT: _shift(True),
+    Op.BITWISE_RIGHT_SHIFT: _shift(False),
+    Op.NEGATIVE: _negative,
+    Op.SIGN: _sign,
+    Op.LOGICAL_NOT: _logical_not,
+    Op.BITWISE_INVERT: _invert,
+    Op.ISNAN: _isnan,
+    Op.ISINF: _isinf,
+    Op.ISFINITE: _isfinite,
+    Op.SIGNBIT: _signbit,
+    Op.WHERE: _where,
+    Op.ASTYPE: _astype,
+}
+_RULES.update({op: _compare(op) for op in (*_FCMP, Op.NOT_EQUAL)})
+_RULES.update({op: _float_intrinsic(op) for op in FLOAT_INTRINSIC})
+_RULES.update({op: _unary_libm(op) for op in LIBM if op not in _RULES
+               and op not in (Op.ATAN2, Op.HYPOT, Op.NEXTAFTER, Op.POW)})

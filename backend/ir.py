@@ -1,0 +1,292 @@
+"""The graph IR: scalar types, symbolic dims, the op set and graph nodes.
+
+The front end builds this IR; the backend schedules, compiles and runs it.
+Nothing here knows about the array API: promotion and broadcasting are
+decided by the front end and recorded explicitly (casts, ``broadcast_to``).
+"""
+from __future__ import annotations
+
+import enum
+from typing import Any, Iterable, Union
+
+import numpy as np
+
+
+class ScalarType:
+    """An element type. Instances are unique, so ``is`` and ``==`` agree."""
+
+    __slots__ = ("name", "kind", "bits", "np")
+
+    def __init__(self, name: str, kind: str, bits: int) -> None:
+        self.name = name
+        self.kind = kind  # 'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex
+        self.bits = bits
+        self.np = np.dtype(name)
+
+    @property
+    def itemsize(self) -> int:
+        return self.np.itemsize
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self):
+        return (scalar_type, (self.name,))
+
+
+_TYPES = [("bool", "b", 1)] + [
+    (f"{p}{b}", k, b) for p, k in (("int", "i"), ("uint", "u")) for b in (8, 16, 32, 64)
+] + [("float32", "f", 32), ("float64", "f", 64), ("complex64", "c", 64), ("complex128", "c", 128)]
+
+SCALAR_TYPES: dict[str, ScalarType] = {n: ScalarType(n, k, b) for n, k, b in _TYPES}
+BY_NUMPY: dict[np.dtype, ScalarType] = {t.np: t for t in SCALAR_TYPES.values()}
+
+
+def scalar_type(name: str) -> ScalarType:
+    return SCALAR_TYPES[name]
+
+
+# --------------------------------------------------------------------------- dims
+
+class Dim:
+    """A symbolic size: a named dim, or an expression over named dims.
+
+    Kinds: ``sym`` (name), ``bcast`` (a, b: numpy broadcasting of two sizes),
+    ``slice`` (n, start, stop, step: ``len(range(*slice(...).indices(n)))``),
+    ``prod`` (factors), ``quot`` (total, divisor: exact division, for reshape's -1),
+    ``assert_eq`` (d, a, b: the size d, once a and b are checked equal; it carries
+    checks such as matmul's inner sizes into shape evaluation).
+    Values are only known when a program is bound to inputs (``evaluate_dim``).
+    """
+
+    __slots__ = ("kind", "args", "_hash")
+
+    def __init__(self, kind: str, args: tuple) -> None:
+        self.kind = kind
+        self.args = args
+        self._hash = hash((kind, args))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Dim) and self.kind == other.kind and self.args == other.args
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        a = self.args
+        if self.kind == "sym":
+            return a[0]
+        if self.kind == "prod":
+            return "*".join(map(repr, a))
+        if self.kind == "quot":
+            return f"({a[0]!r})/({a[1]!r})"
+        if self.kind == "slice":
+            return f"len({a[0]!r}[{a[1]}:{a[2]}:{a[3]}])"
+        if self.kind == "assert_eq":
+            return repr(a[0])
+        return f"bcast({a[0]!r},{a[1]!r})"
+
+
+DimLike = Union[int, Dim]
+Shape = tuple  # of DimLike
+
+
+def sym(name: str) -> Dim:
+    return Dim("sym", (name,))
+
+
+def evaluate_dim(d: DimLike, env: dict[str, int]) -> int:
+    """The size of ``d`` given values for the named dims in ``env``.
+
+    Raises ValueError when the sizes are inconsistent (a broadcast of two
+    unequal sizes, a reshape that does not divide).
+    """
+    if type(d) is int:
+        return d
+    k, a = d.kind, d.args
+    if k == "sym":
+        return env[a[0]]
+    if k == "prod":
+        r = 1
+        for f in a:
+            r *= evaluate_dim(f, env)
+        return r
+    if k == "quot":
+        t, q = evaluate_dim(a[0], env), evaluate_dim(a[1], env)
+        if q == 0 or t % q:
+            raise ValueError(f"cannot reshape: {t} elements do not divide into parts of {q}")
+        return t // q
+    if k == "slice":
+        return len(range(*slice(a[1], a[2], a[3]).indices(evaluate_dim(a[0], env))))
+    if k == "assert_eq":
+        x, y = evaluate_dim(a[1], env), evaluate_dim(a[2], env)
+        if x != y:
+            raise ValueError(f"sizes {x} ({a[1]!r}) and {y} ({a[2]!r}) must be equal")
+        return evaluate_dim(a[0], env)
+    x, y = evaluate_dim(a[0], env), evaluate_dim(a[1], env)
+    if x == y or y == 1:
+        return x
+    if x == 1:
+        return y
+    raise ValueError(f"shapes cannot be broadcast: sizes {x} ({a[0]!r}) and {y} ({a[1]!r})")
+
+
+def dim_prod(dims: Iterable[DimLike]) -> DimLike:
+    """Product of sizes, folded to an int when every factor is one."""
+    n, rest = 1, []
+    for d in dims:
+        if type(d) is int:
+            n *= d
+        else:
+            rest.append(d)
+    if not rest or n == 0:
+        return n
+    if n != 1:
+        rest.insert(0, n)
+    return rest[0] if len(rest) == 1 else Dim("prod", tuple(rest))
+
+
+def dim_assert_equal(d: DimLike, a: DimLike, b: DimLike) -> DimLike:
+    """``d``, carrying the check that sizes ``a`` and ``b`` agree when bound."""
+    if a == b:
+        return d
+    if type(a) is int and type(b) is int:
+        raise ValueError(f"sizes {a} and {b} must be equal")
+    return Dim("assert_eq", (d, a, b))
+
+
+def dim_broadcast(a: DimLike, b: DimLike) -> DimLike:
+    """The broadcast of two sizes; symbolic when it cannot be decided now."""
+    if a == b or b == 1:
+        return a
+    if a == 1:
+        return b
+    if type(a) is int and type(b) is int:
+        raise ValueError(f"shapes cannot be broadcast: sizes {a} and {b}")
+    return Dim("bcast", (a, b))
+
+
+# --------------------------------------------------------------------------- ops
+
+class Op(enum.Enum):
+    """Every node kind. Group sets below let passes test membership."""
+
+    # leaves
+    PLACEHOLDER = "placeholder"
+    DATA = "data"
+    SCALAR = "scalar"
+    # unary elementwise
+    ABS = "abs"; NEGATIVE = "negative"; SIGN = "sign"; SQRT = "sqrt"
+    EXP = "exp"; EXPM1 = "expm1"; LOG = "log"; LOG1P = "log1p"; LOG2 = "log2"; LOG10 = "log10"
+    SIN = "sin"; COS = "cos"; TAN = "tan"; ASIN = "asin"; ACOS = "acos"; ATAN = "atan"
+    SINH = "sinh"; COSH = "cosh"; TANH = "tanh"; ASINH = "asinh"; ACOSH = "acosh"; ATANH = "atanh"
+    CEIL = "ceil"; FLOOR = "floor"; TRUNC = "trunc"; ROUND = "round"
+    LOGICAL_NOT = "logical_not"; BITWISE_INVERT = "bitwise_invert"
+    ISNAN = "isnan"; ISINF = "isinf"; ISFINITE = "isfinite"; SIGNBIT = "signbit"
+    ASTYPE = "astype"
+    # binary elementwise
+    ADD = "add"; SUBTRACT = "subtract"; MULTIPLY = "multiply"; DIVIDE = "divide"
+    FLOOR_DIVIDE = "floor_divide"; REMAINDER = "remainder"; POW = "pow"
+    ATAN2 = "atan2"; HYPOT = "hypot"; COPYSIGN = "copysign"; NEXTAFTER = "nextafter"
+    MAXIMUM = "maximum"; MINIMUM = "minimum"; LOGADDEXP = "logaddexp"
+    EQUAL = "equal"; NOT_EQUAL = "not_equal"; LESS = "less"; LESS_EQUAL = "less_equal"
+    GREATER = "greater"; GREATER_EQUAL = "greater_equal"
+    LOGICAL_AND = "logical_and"; LOGICAL_OR = "logical_or"; LOGICAL_XOR = "logical_xor"
+    BITWISE_AND = "bitwise_and"; BITWISE_OR = "bitwise_or"; BITWISE_XOR = "bitwise_xor"
+    BITWISE_LEFT_SHIFT = "bitwise_left_shift"; BITWISE_RIGHT_SHIFT = "bitwise_right_shift"
+    # ternary elementwise
+    WHERE = "where"
+    # reductions (arg: reduced axes)
+    SUM = "sum"; PROD = "prod"; MAX = "max"; MIN = "min"; MEAN = "mean"; ANY = "any"; ALL = "all"
+    # views (arg: the view's parameters)
+    RESHAPE = "reshape"; PERMUTE_DIMS = "permute_dims"; EXPAND_DIMS = "expand_dims"
+    SQUEEZE = "squeeze"; BROADCAST_TO = "broadcast_to"; SLICE = "slice"
+    # contraction
+    MATMUL = "matmul"
+
+
+_O = Op
+LEAVES = frozenset({_O.PLACEHOLDER, _O.DATA, _O.SCALAR})
+UNARY = frozenset({
+    _O.ABS, _O.NEGATIVE, _O.SIGN, _O.SQRT, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10,
+    _O.SIN, _O.COS, _O.TAN, _O.ASIN, _O.ACOS, _O.ATAN, _O.SINH, _O.COSH, _O.TANH, _O.ASINH,
+    _O.ACOSH, _O.ATANH, _O.CEIL, _O.FLOOR, _O.TRUNC, _O.ROUND, _O.LOGICAL_NOT, _O.BITWISE_INVERT,
+    _O.ISNAN, _O.ISINF, _O.ISFINITE, _O.SIGNBIT, _O.ASTYPE,
+})
+BINARY = frozenset({
+    _O.ADD, _O.SUBTRACT, _O.MULTIPLY, _O.DIVIDE, _O.FLOOR_DIVIDE, _O.REMAINDER, _O.POW,
+    _O.ATAN2, _O.HYPOT, _O.COPYSIGN, _O.NEXTAFTER, _O.MAXIMUM, _O.MINIMUM, _O.LOGADDEXP,
+    _O.EQUAL, _O.NOT_EQUAL, _O.LESS, _O.LESS_EQUAL, _O.GREATER, _O.GREATER_EQUAL,
+    _O.LOGICAL_AND, _O.LOGICAL_OR, _O.LOGICAL_XOR, _O.BITWISE_AND, _O.BITWISE_OR,
+    _O.BITWISE_XOR, _O.BITWISE_LEFT_SHIFT, _O.BITWISE_RIGHT_SHIFT,
+})
+TERNARY = frozenset({_O.WHERE})
+ELEMENTWISE = UNARY | BINARY | TERNARY
+REDUCE = frozenset({_O.SUM, _O.PROD, _O.MAX, _O.MIN, _O.MEAN, _O.ANY, _O.ALL})
+VIEW = frozenset({_O.RESHAPE, _O.PERMUTE_DIMS, _O.EXPAND_DIMS, _O.SQUEEZE, _O.BROADCAST_TO, _O.SLICE})
+CONTRACT = frozenset({_O.MATMUL})
+# Ops that call out to libm: worth materialising rather than recomputing under a broadcast.
+COSTLY = frozenset({
+    _O.SQRT, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10, _O.SIN, _O.COS, _O.TAN,
+    _O.ASIN, _O.ACOS, _O.ATAN, _O.SINH, _O.COSH, _O.TANH, _O.ASINH, _O.ACOSH, _O.ATANH,
+    _O.POW, _O.ATAN2, _O.HYPOT, _O.LOGADDEXP, _O.DIVIDE, _O.FLOOR_DIVIDE, _O.REMAINDER,
+})
+
+
+# --------------------------------------------------------------------------- nodes
+
+class Node:
+    """One recorded operation (or leaf). Structure is immutable once built.
+
+    ``value`` is the one exception: a derived node that has been evaluated
+    keeps its result there and from then on is treated as a data leaf.
+    ``arg`` holds op parameters (axes, slices, target shape, a placeholder's
+    name); a scalar leaf keeps its Python value in ``value``, which never
+    enters a cache key.
+    """
+
+    __slots__ = ("op", "dtype", "shape", "srcs", "arg", "value", "__weakref__")
+
+    def __init__(self, op: Op, dtype: ScalarType, shape: Shape, srcs: tuple = (),
+                 arg: Any = None, value: Any = None) -> None:
+        self.op = op
+        self.dtype = dtype
+        self.shape = shape
+        self.srcs = srcs
+        self.arg = arg
+        self.value = value
+
+    @property
+    def is_buffer(self) -> bool:
+        """True for nodes whose elements sit in memory when a program runs."""
+        return self.op is Op.PLACEHOLDER or (self.value is not None and self.op is not Op.SCALAR)
+
+    def __repr__(self) -> str:
+        return f"Node({self.op.value}, {self.dtype}, {self.shape})"
+
+
+def toposort(outputs: Iterable[Node]) -> list[Node]:
+    """Nodes reachable from ``outputs`` in execution (post-)order, iteratively.
+
+    Sources are visited in argument order; nodes holding a value are leaves.
+    """
+    order: list[Node] = []
+    seen: set[int] = set()
+    for root in outputs:
+        if id(root) in seen:
+            continue
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            if node.value is None:
+                for s in reversed(node.srcs):
+                    if id(s) not in seen:
+                        stack.append((s, False))
+    return order

@@ -1,0 +1,185 @@
+"""Binding a schedule to concrete shapes, packing arguments, the one entry call.
+
+``bind`` turns the sizes of the inputs into the int64 ``meta`` array every
+kernel reads (iteration sizes, per-access offsets and strides); ``run``
+allocates the buffers a program writes and makes the single foreign call.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ir import Op, evaluate_dim
+from .schedule import Access, Kernel, Schedule
+
+_REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN)
+
+
+@dataclass
+class Bound:
+    """A schedule bound to concrete shapes: ready to run any number of times."""
+
+    meta: np.ndarray          # int64
+    shapes: list              # concrete shape per buffer slot
+
+
+def node_shapes(nodes: list, env: dict) -> list:
+    """Concrete shape of every node given the sizes of the named dims."""
+    return [tuple(d if type(d) is int else evaluate_dim(d, env) for d in n.shape) for n in nodes]
+
+
+def bind(sched: Schedule, nodes: list, env: dict) -> Bound:
+    """Compute the meta array of ``sched`` for the graph ``nodes`` at sizes ``env``."""
+    shapes = node_shapes(nodes, env)
+    meta = np.zeros(max(sched.meta_size, 1), dtype=np.int64)
+    for k in sched.kernels:
+        _bind_kernel(k, sched, nodes, shapes, meta)
+    return Bound(meta, [shapes[j] for j in sched.buffers])
+
+
+def _bind_kernel(k: Kernel, sched, nodes, shapes, meta) -> None:
+    sizes = [shapes[j][a] for j, a in k.iter_axes]
+    if k.reduce in _REDUCE_NEEDS_ELEMENTS and k.n_red and 0 in sizes[k.n_out:]:
+        raise ValueError(f"{k.reduce.value}() of an empty axis: the reduction has no identity")
+    accs = [_access_strides(a, sched, nodes, shapes) for a in k.loads]
+    store = _access_strides(k.store, sched, nodes, shapes)
+    store_full = (store[0], list(store[1]) + [0] * k.n_red)
+    sizes, accs, store_full = _coalesce(sizes, accs, store_full, k.n_out)
+    pos = k.meta_base
+    r = len(sizes)
+    meta[pos:pos + r] = sizes
+    pos += r
+    for off, st in accs:
+        meta[pos] = off
+        meta[pos + 1:pos + 1 + r] = st
+        pos += r + 1
+    meta[pos] = store_full[0]
+    meta[pos + 1:pos + 1 + k.n_out] = store_full[1][:k.n_out]
+
+
+def _access_strides(a: Access, sched: Schedule, nodes, shapes):
+    """(offset, strides over the iteration axes) of one access, in elements."""
+    shape = shapes[sched.buffers[a.buf]]
+    strides = _c_strides(shape)
+    off = 0
+    for v in a.chain:
+        shape, strides, off = apply_view(nodes[v], shape, strides, off, shapes[v])
+    return off, [0 if ax is None else strides[ax] for ax in a.imap]
+
+
+def _c_strides(shape) -> list:
+    st, acc = [0] * len(shape), 1
+    for i in range(len(shape) - 1, -1, -1):
+        st[i] = acc
+        acc *= shape[i]
+    return st
+
+
+def apply_view(v, shape, strides, off, out_shape):
+    """One view op on a strided description ``(shape, strides, offset)``."""
+    op = v.op
+    if op is Op.RESHAPE:  # the scheduler only lets reshape see contiguous input
+        return out_shape, _c_strides(out_shape), off
+    if op is Op.PERMUTE_DIMS:
+        return out_shape, [strides[a] for a in v.arg], off
+    if op is Op.EXPAND_DIMS:
+        st, it = [], iter(strides)
+        for i in range(len(out_shape)):
+            st.append(0 if i in v.arg else next(it))
+        return out_shape, st, off
+    if op is Op.SQUEEZE:
+        for a in v.arg:
+            if shape[a] != 1:
+                raise ValueError(f"squeeze: axis {a} has size {shape[a]}, expected 1")
+        return out_shape, [s for i, s in enumerate(strides) if i not in v.arg], off
+    if op is Op.BROADCAST_TO:
+        lead = len(out_shape) - len(shape)
+        st = [0] * lead
+        for i, (n, s) in enumerate(zip(shape, strides)):
+            m = out_shape[lead + i]
+            if n != m and n != 1:
+                raise ValueError(f"cannot broadcast shape {tuple(shape)} to {tuple(out_shape)}")
+            st.append(s if n == m and n != 1 else 0)
+        return out_shape, st, off
+    if op is Op.SLICE:
+        return _slice(v.arg, shape, strides, off, out_shape)
+    raise AssertionError(f"not a view: {op}")
+
+
+def _slice(items, shape, strides, off, out_shape):
+    st = []
+    for ax, it in enumerate(items):
+        n, s = shape[ax], strides[ax]
+        if it[0] == "i":
+            i = it[1] + n if it[1] < 0 else it[1]
+            if not 0 <= i < n:
+                raise IndexError(f"index {it[1]} is out of bounds for axis {ax} with size {n}")
+            off += i * s
+        else:
+            start, _stop, step = slice(it[1], it[2], it[3]).indices(n)
+            if len(range(start, _stop, step)):
+                off += start * s
+            st.append(s * step)
+    st.extend(strides[len(items):])
+    return out_shape, st, off
+
+
+def _coalesce(sizes, accs, store, n_out):
+    """Merge adjacent iteration axes that every access walks contiguously.
+
+    Done separately for the output axes and the reduced axes (the store's
+    strides over reduced axes are 0, so it never blocks a merge there); the
+    kernel's rank is fixed, so merged axes become leading size-1 axes.
+    """
+    all_st = [a[1] for a in accs] + [store[1]]
+    new_sizes, new_st = [], [[] for _ in all_st]
+    for lo, hi in ((0, n_out), (n_out, len(sizes))):
+        gs = list(sizes[lo:hi])
+        gst = [list(st[lo:hi]) for st in all_st]
+        if 0 not in gs:
+            keep = [i for i, n in enumerate(gs) if n != 1]
+            gs = [gs[i] for i in keep]
+            gst = [[st[i] for i in keep] for st in gst]
+            for i in range(len(gs) - 1, 0, -1):
+                if all(st[i - 1] == st[i] * gs[i] for st in gst):
+                    gs[i - 1] *= gs[i]
+                    del gs[i]
+                    for st in gst:
+                        st[i - 1] = st[i]
+                        del st[i]
+        pad = (hi - lo) - len(gs)
+        new_sizes += [1] * pad + gs
+        for out, st in zip(new_st, gst):
+            out.extend([0] * pad + st)
+    out_accs = [(a[0], st) for a, st in zip(accs, new_st[:-1])]
+    return new_sizes, out_accs, (store[0], new_st[-1])
+
+
+def pack_scalars(sched: Schedule, nodes: list) -> bytes:
+    """The 8-byte scalar slots of a run, each value stored in its dtype."""
+    buf = bytearray(8 * max(len(sched.scalars), 1))
+    for s, j in enumerate(sched.scalars):
+        n = nodes[j]
+        raw = np.asarray(n.value, dtype=n.dtype.np).tobytes()
+        buf[8 * s:8 * s + len(raw)] = raw
+    return bytes(buf)
+
+
+def run(cfunc, sched: Schedule, bound: Bound, inputs: list, scalars: bytes) -> list:
+    """Run the program once: allocate its buffers and make the entry call.
+
+    ``inputs``: C-contiguous numpy arrays for the first ``n_inputs`` slots.
+    Returns the output arrays.
+    """
+    bufs = list(inputs)
+    for slot in range(sched.n_inputs, len(sched.buffers)):
+        bufs.append(np.empty(bound.shapes[slot], dtype=sched.kernels[slot - sched.n_inputs].out_dtype.np))
+    ptrs = np.fromiter((b.__array_interface__["data"][0] for b in bufs), dtype=np.uintp,
+                       count=len(bufs)) if bufs else np.zeros(1, np.uintp)
+    scal = np.frombuffer(scalars, dtype=np.uint8)
+    rc = cfunc(ptrs.ctypes.data, bound.meta.ctypes.data, scal.ctypes.data)
+    if rc:
+        raise RuntimeError(f"compiled program reported error code {rc}")
+    return [bufs[o] for o in sched.outputs]

@@ -1,0 +1,294 @@
+"""Split a graph into fused kernels.
+
+A kernel is one loop nest: ``n_out`` outer axes (the shape it writes) and
+``n_red`` inner axes it reduces over.  Its body is a small SSA list of
+instructions evaluated at every point of the iteration space; loads read a
+buffer through an *access*: the chain of view nodes between the buffer and
+the load, plus a map from iteration axes to the viewed array's axes.  The
+strides of an access are computed in Python when the program is bound to
+concrete shapes, so the generated code never depends on sizes, strides,
+offsets or view parameters: those are runtime arguments.
+
+Everything here is decided from the graph's structure alone (ops, dtypes,
+ranks, reduction axes, topology), which is what the structural key of
+``cache.graph_key`` captures; a graph with the same key gets the same
+schedule, indexed by topological position.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .ir import COSTLY, CONTRACT, ELEMENTWISE, REDUCE, VIEW, Node, Op, ScalarType
+
+_CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
+
+
+@dataclass(frozen=True)
+class Access:
+    """How one load or store addresses a buffer.
+
+    ``chain``: topological indices of view nodes, applied from the buffer up.
+    ``imap``: for each iteration axis, the axis of the viewed array it walks
+    (``None``: the access does not move along that axis, stride 0).
+    """
+
+    buf: int
+    chain: tuple
+    imap: tuple
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One fused loop nest writing one buffer."""
+
+    n_out: int
+    n_red: int
+    reduce: Optional[Op]          # None for elementwise kernels; SUM for matmul
+    body: tuple                   # instructions, see ``_BodyBuilder``
+    loads: tuple                  # Access per load instruction
+    value: int                    # body index of the value stored / accumulated
+    store: Access
+    out_dtype: ScalarType
+    iter_axes: tuple              # (node index, axis) giving each iteration size
+    meta_base: int                # first slot of this kernel in the meta array
+
+    @property
+    def meta_size(self) -> int:
+        r = self.n_out + self.n_red
+        return r + len(self.loads) * (r + 1) + (self.n_out + 1)
+
+    def signature(self) -> tuple:
+        """What the generated code depends on (no node indices, no view chains)."""
+        return (self.n_out, self.n_red, self.reduce, self.body,
+                tuple(a.buf for a in self.loads), self.value, self.store.buf,
+                self.out_dtype.name, self.meta_base)
+
+
+@dataclass
+class Schedule:
+    """Kernels in execution order plus the program's buffer and scalar slots."""
+
+    kernels: list
+    buffers: list                 # node index per buffer slot
+    n_inputs: int                 # buffers[:n_inputs] are leaves (bound values)
+    scalars: list                 # node index per scalar slot
+    outputs: list                 # buffer slot per program output
+    meta_size: int
+    materialized: frozenset = field(default_factory=frozenset)
+
+    def signature(self) -> tuple:
+        """Key of the native code: equal signatures share one compiled program."""
+        dts = tuple(k.out_dtype.name for k in self.kernels)
+        return (tuple(k.signature() for k in self.kernels), len(self.buffers),
+                self.n_inputs, len(self.scalars), self.meta_size, dts)
+
+
+def schedule(nodes: list, outputs: list) -> Schedule:
+    """Schedule the graph ``nodes`` (topological order) computing ``outputs``.
+
+    ``outputs`` are indices into ``nodes``.  Nodes that must be materialised
+    (kernel roots) are found by a fixpoint: start from the outputs and every
+    reduction/contraction, and add any computed node that would otherwise be
+    evaluated in two different contexts (two kernels, or two view paths).
+    """
+    index = {id(n): i for i, n in enumerate(nodes)}
+    roots = {i for i in outputs if not _is_leafish(nodes[i])}
+    roots.update(i for i, n in enumerate(nodes)
+                 if (n.op in REDUCE or n.op in CONTRACT) and not n.is_buffer)
+    while True:
+        builders, extra = _build_all(nodes, index, roots)
+        if not extra:
+            break
+        roots |= extra
+    return _assemble(nodes, outputs, roots, builders)
+
+
+def _is_leafish(n: Node) -> bool:
+    return n.is_buffer or n.op in (Op.DATA, Op.SCALAR)
+
+
+def _build_all(nodes, index, roots):
+    """Build every kernel body; return the builders and nodes to materialise."""
+    seen_ctx: dict[int, tuple] = {}
+    extra: set[int] = set()
+    builders = {}
+    for r in sorted(roots):
+        b = _BodyBuilder(nodes, index, roots, r, seen_ctx, extra)
+        b.build()
+        builders[r] = b
+    return builders, extra
+
+
+class _BodyBuilder:
+    """Descends from a kernel root, fusing elementwise ops and pushing views to loads.
+
+    Instructions (tuples):
+      ('load', dtype, load_no)             element of a buffer through an Access
+      ('scalar', dtype, node_index)        a runtime scalar argument
+      ('op', Op, dtype, (src ids), srcdt)  an elementwise op; srcdt: dtype of src 0
+    """
+
+    def __init__(self, nodes, index, roots, root, seen_ctx, extra):
+        self.nodes, self.index, self.roots, self.root = nodes, index, roots, root
+        self.seen_ctx, self.extra = seen_ctx, extra
+        self.body: list = []
+        self.loads: list = []
+        self.memo: dict = {}
+        self.buf_of: dict = {}     # node index -> placeholder for buffer slot (node index)
+
+    def build(self) -> None:
+        node = self.nodes[self.root]
+        n_shape = len(node.shape)
+        if node.op in REDUCE:
+            src = node.srcs[0]
+            axes, _keep = node.arg
+            kept = tuple(a for a in range(len(src.shape)) if a not in axes)
+            self.imap = kept + tuple(axes)
+            self.value = self._expr(self.index[id(src)], (), self.imap)
+            self.iter_axes = tuple((self.index[id(src)], a) for a in self.imap)
+            self.n_out, self.n_red, self.reduce = len(kept), len(axes), node.op
+            self.store_imap = _reduce_store_imap(node, kept)
+        elif node.op in CONTRACT:
+            self._build_matmul(node)
+        else:
+            ident = tuple(range(n_shape))
+            self.value = self._expr(self.root, (), ident, top=True)
+            self.iter_axes = tuple((self.root, a) for a in ident)
+            self.n_out, self.n_red, self.reduce = n_shape, 0, None
+            self.store_imap = ident
+
+    def _build_matmul(self, node: Node) -> None:
+        a, b = node.srcs
+        r = len(a.shape)
+        batch = tuple(range(r - 2))
+        ia, ib = self.index[id(a)], self.index[id(b)]
+        for i in (ia, ib):
+            if not _is_leafish(self.nodes[i]) and not self._view_over_buffer(i):
+                self.extra.add(i)
+        map_a = batch + (r - 2, None, r - 1)
+        map_b = batch + (None, r - 1, r - 2)
+        va = self._expr(ia, (), map_a)
+        vb = self._expr(ib, (), map_b)
+        self.value = self._emit(("op", Op.MULTIPLY, node.dtype, (va, vb), node.dtype))
+        self.iter_axes = tuple((ia, k) for k in batch) + ((ia, r - 2), (ib, r - 1), (ia, r - 1))
+        self.n_out, self.n_red, self.reduce = r, 1, Op.SUM
+        self.store_imap = tuple(range(r))
+
+    def _view_over_buffer(self, i: int) -> bool:
+        n = self.nodes[i]
+        while n.op in VIEW and not n.is_buffer and self.index[id(n)] not in self.roots:
+            n = n.srcs[0]
+        return _is_leafish(n) or self.index[id(n)] in self.roots
+
+    def _emit(self, ins: tuple) -> int:
+        self.body.append(ins)
+        return len(self.body) - 1
+
+    def _expr(self, i: int, path: tuple, imap: tuple, top: bool = False) -> int:
+        """Body id of node ``i`` seen through views ``path`` (root side first)."""
+        # Iterative post-order over (node, path): deep graphs must not recurse.
+        stack = [(i, path, top, False)]
+        while stack:
+            j, p, is_top, ready = stack.pop()
+            key = (j, p, imap)
+            n = self.nodes[j]
+            if ready:
+                self.memo[key] = self._lower(j, n, p, imap, is_top)
+                continue
+            if key in self.memo:
+                continue
+            deps = self._deps(j, n, p, imap, is_top)
+            stack.append((j, p, is_top, True))
+            stack.extend((dj, dp, False, False) for dj, dp in deps
+                         if (dj, dp, imap) not in self.memo)
+        return self.memo[(i, path, imap)]
+
+    def _deps(self, j, n, p, imap, is_top):
+        """Sub-expressions node ``j`` needs, or [] when it lowers to a leaf."""
+        if n.op is Op.SCALAR or n.is_buffer or (j in self.roots and not is_top):
+            return []
+        if n.op in VIEW:
+            src = self.index[id(n.srcs[0])]
+            if self._must_materialize_view_src(n):
+                self.extra.add(src)
+            return [(src, p + (j,))]
+        if n.op in ELEMENTWISE:
+            ctx = (self.root, p, imap)
+            prev = self.seen_ctx.setdefault(j, ctx)
+            if prev != ctx and not is_top:
+                self.extra.add(j)
+            return [(self.index[id(s)], p) for s in n.srcs]
+        raise AssertionError(f"unexpected {n.op} inside a kernel")  # roots cover the rest
+
+    def _must_materialize_view_src(self, v: Node) -> bool:
+        src = v.srcs[0]
+        if _is_leafish(src) or self.index[id(src)] in self.roots:
+            return False
+        if v.op is Op.RESHAPE:
+            n = src
+            while n.op in _CONTIG_VIEWS and not n.is_buffer and self.index[id(n)] not in self.roots:
+                n = n.srcs[0]
+            return not (_is_leafish(n) or self.index[id(n)] in self.roots)
+        if v.op is Op.BROADCAST_TO:
+            return self._costly_below(src)
+        return False
+
+    def _costly_below(self, n: Node) -> bool:
+        stack, seen = [n], set()
+        while stack:
+            m = stack.pop()
+            if id(m) in seen or _is_leafish(m) or self.index[id(m)] in self.roots:
+                continue
+            seen.add(id(m))
+            if m.op in COSTLY:
+                return True
+            stack.extend(m.srcs)
+        return False
+
+    def _lower(self, j, n, p, imap, is_top):
+        if n.op is Op.SCALAR:
+            return self._emit(("scalar", n.dtype, j))
+        if n.is_buffer or (j in self.roots and not is_top):
+            self.loads.append((j, tuple(reversed(p)), imap))
+            return self._emit(("load", n.dtype, len(self.loads) - 1))
+        if n.op in VIEW:
+            return self.memo[(self.index[id(n.srcs[0])], p + (j,), imap)]
+        srcs = tuple(self.memo[(self.index[id(s)], p, imap)] for s in n.srcs)
+        return self._emit(("op", n.op, n.dtype, srcs, n.srcs[0].dtype))
+
+
+def _reduce_store_imap(node: Node, kept: tuple) -> tuple:
+    axes, keep = node.arg
+    if not keep:
+        return tuple(range(len(kept)))
+    return kept  # with keepdims the kept axes keep their positions
+
+
+def _assemble(nodes, outputs, roots, builders) -> Schedule:
+    """Number buffers and scalars, lay out the meta array, order kernels."""
+    buffers: list[int] = []
+    slot: dict[int, int] = {}
+    leaves = [j for r in sorted(roots) for (j, _c, _m) in builders[r].loads if j not in roots]
+    leaves += [o for o in outputs if o not in roots]
+    for j in leaves:
+        if j not in slot:
+            slot[j] = len(buffers)
+            buffers.append(j)
+    n_inputs = len(buffers)
+    for r in sorted(roots):
+        slot[r] = len(buffers)
+        buffers.append(r)
+    scalars = sorted({ins[2] for b in builders.values() for ins in b.body if ins[0] == "scalar"})
+    sslot = {j: s for s, j in enumerate(scalars)}
+    kernels, base = [], 0
+    for r in sorted(roots):
+        b = builders[r]
+        body = tuple(("scalar", ins[1], sslot[ins[2]]) if ins[0] == "scalar" else ins for ins in b.body)
+        loads = tuple(Access(slot[j], c, m) for (j, c, m) in b.loads)
+        k = Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value,
+                   Access(slot[r], (), b.store_imap), nodes[r].dtype, b.iter_axes, base)
+        kernels.append(k)
+        base += k.meta_size
+    return Schedule(kernels, buffers, n_inputs, scalars, [slot[o] for o in outputs], base,
+                    frozenset(roots))

@@ -1,0 +1,112 @@
+"""lazyarray: a lazy array library following the Python array API standard.
+
+Operations record an expression graph; at a materialization point (``bool()``,
+``float()``, ``numpy.asarray()``, printing, ``evaluate()``, a prepared
+program's run) the graph is compiled to native code through LLVM and run.
+
+>>> import lazyarray as xp
+>>> x = xp.linspace(0, 2, 1000)
+>>> round(float(xp.sum(xp.sin(x) * x**2)), 6)
+1235.325872
+"""
+from __future__ import annotations
+
+import math as _math
+
+__version__ = "0.1.0"
+__array_api_version__ = "2025.12"
+
+# array object
+from ._array_object import Array, Device
+
+# constants
+e = _math.e
+pi = _math.pi
+inf = float("inf")
+nan = float("nan")
+newaxis = None
+
+# data types and data type functions
+from ._dtypes import (bool, complex64, complex128, float32, float64, int8, int16, int32,
+                      int64, uint8, uint16, uint32, uint64)
+from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
+from ._manipulation import astype, broadcast_arrays, broadcast_to
+
+# creation functions
+from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like,
+                        linspace, ones, ones_like, zeros, zeros_like)
+
+# elementwise functions
+from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,
+                           bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
+                           bitwise_right_shift, bitwise_xor, ceil, clip, conj, copysign, cos,
+                           cosh, divide, equal, exp, expm1, floor, floor_divide, greater,
+                           greater_equal, hypot, isfinite, isinf, isnan, less, less_equal, log,
+                           log1p, log2, log10, logaddexp, logical_and, logical_not, logical_or,
+                           logical_xor, maximum, minimum, multiply, negative, nextafter,
+                           not_equal, positive, pow, real, reciprocal, remainder, round, sign,
+                           signbit, sin, sinh, sqrt, square, subtract, tan, tanh, trunc)
+
+# linear algebra functions
+from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
+
+# manipulation functions
+from ._manipulation import expand_dims, permute_dims, reshape, squeeze
+
+# searching functions
+from ._searching import where
+
+# statistical functions
+from ._statistical import max, mean, min, prod, sum
+
+# utility functions
+from ._utility import all, any
+
+# inspection
+from ._info import __array_namespace_info__
+
+# lazy programs
+from ._errors import ConcretizationError
+from ._program import (CacheInfo, JitFunction, Prepared, Program, compile, compile_cache_info,
+                       evaluate, jit, placeholder, trace)
+
+from ._array_object import _install_operators
+
+_install_operators()
+del _install_operators
+
+__all__ = [
+    "Array", "Device", "__array_api_version__", "__array_namespace_info__",
+    # constants
+    "e", "pi", "inf", "nan", "newaxis",
+    # data types and data type functions
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+    "astype", "broadcast_arrays", "broadcast_to", "can_cast", "finfo", "iinfo", "isdtype",
+    "result_type",
+    # creation
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "ones", "ones_like", "zeros", "zeros_like",
+    # elementwise
+    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
+    "ceil", "clip", "conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1",
+    "floor", "floor_divide", "greater", "greater_equal", "hypot", "isfinite", "isinf", "isnan",
+    "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
+    "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
+    "sign", "signbit", "sin", "sinh", "sqrt", "square", "subtract", "tan", "tanh", "trunc",
+    # linear algebra
+    "matmul", "matrix_transpose", "tensordot", "vecdot",
+    # manipulation
+    "expand_dims", "permute_dims", "reshape", "squeeze",
+    # searching
+    "where",
+    # statistical
+    "max", "mean", "min", "prod", "sum",
+    # utility
+    "all", "any",
+    # lazy programs
+    "ConcretizationError", "CacheInfo", "JitFunction", "Prepared", "Program", "compile",
+    "compile_cache_info", "evaluate", "jit", "placeholder", "trace",
+]

@@ -1,0 +1,324 @@
+"""The Array object: attributes, operators and materialization points.
+
+An Array wraps one graph node.  Operators record new nodes; nothing is
+computed until a materialization point (``bool()``, ``int()``, ``float()``,
+``complex()``, ``operator.index()``, ``numpy.asarray()``, ``__dlpack__``,
+``repr()``/``str()``, ``tolist()``, ``lazyarray.evaluate``).
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _dtypes as dt
+from .backend.ir import Dim, Node, Op
+
+CPU_DEVICE = "cpu"
+
+
+class Device:
+    """The one device lazyarray computes on: the host CPU."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Device('cpu')"
+
+    def __eq__(self, other: object) -> builtins.bool:
+        return isinstance(other, Device) or other == CPU_DEVICE
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+CPU = Device()
+
+
+class Array:
+    """A lazy n-dimensional array. Create one with ``asarray`` or another creation
+    function (a data leaf) or with ``placeholder`` (an input without a value).
+
+    >>> import lazyarray as xp
+    >>> y = xp.sum(xp.asarray([1.0, 2.0]) * 3)   # recorded, not computed
+    >>> float(y)                                  # computed here
+    9.0
+    """
+
+    __slots__ = ("_node", "__weakref__")
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("Array cannot be constructed directly: use lazyarray.asarray(), another "
+                        "creation function, or lazyarray.placeholder()")
+
+    @classmethod
+    def _new(cls, node: Node) -> "Array":
+        obj = object.__new__(cls)
+        obj._node = node
+        return obj
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def dtype(self) -> dt.DType:
+        return self._node.dtype
+
+    @property
+    def shape(self) -> tuple:
+        """The shape; symbolic (placeholder-named) sizes are ``None``."""
+        return tuple(d if type(d) is int else None for d in self._node.shape)
+
+    @property
+    def symbolic_shape(self) -> tuple:
+        """The shape with symbolic sizes as their names or expressions."""
+        return self._node.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._node.shape)
+
+    @property
+    def size(self) -> Optional[int]:
+        n = 1
+        for d in self.shape:
+            if d is None:
+                return None
+            n *= d
+        return n
+
+    @property
+    def device(self) -> Device:
+        return CPU
+
+    @property
+    def T(self) -> "Array":
+        if self.ndim != 2:
+            raise ValueError(f"x.T needs a 2-d array, got {self.ndim}-d; use permute_dims or mT")
+        from ._manipulation import permute_dims
+        return permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> "Array":
+        from ._linear_algebra import matrix_transpose
+        return matrix_transpose(self)
+
+    @property
+    def attached_value(self) -> Optional[np.ndarray]:
+        """The value of a data leaf (read-only numpy array); None for anything unevaluated."""
+        v = self._node.value
+        if v is None or self._node.op is Op.SCALAR:
+            return None
+        ro = v.view()
+        ro.flags.writeable = False
+        return ro
+
+    @property
+    def is_placeholder(self) -> builtins.bool:
+        return self._node.op is Op.PLACEHOLDER
+
+    def __array_namespace__(self, /, *, api_version: Optional[str] = None):
+        if api_version not in (None, "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"unsupported array API version {api_version!r}; "
+                             "lazyarray implements 2023.12, 2024.12 and 2025.12")
+        import lazyarray
+        return lazyarray
+
+    def to_device(self, device, /, *, stream=None) -> "Array":
+        if stream is not None:
+            raise ValueError("lazyarray has no streams; stream must be None")
+        if device != CPU:
+            raise ValueError(f"unsupported device {device!r}; lazyarray runs on 'cpu' only")
+        return self
+
+    # ------------------------------------------------------------------ materialization
+    def _value(self, what: str) -> np.ndarray:
+        from ._program import materialize
+        return materialize([self], what)[0]
+
+    def _scalar(self, what: str):
+        if self.ndim != 0:
+            raise TypeError(f"{what} needs a 0-d array, got shape {self.shape}")
+        return self._value(what)[()]
+
+    def __bool__(self) -> builtins.bool:
+        return builtins.bool(self._scalar("bool()"))
+
+    def __int__(self) -> int:
+        v = self._scalar("int()")
+        if self.dtype in dt.COMPLEX_FLOATING:
+            raise TypeError("int() of a complex array is not defined")
+        return int(v)
+
+    def __float__(self) -> float:
+        v = self._scalar("float()")
+        if self.dtype in dt.COMPLEX_FLOATING:
+            raise TypeError("float() of a complex array is not defined; use real() first")
+        return float(v)
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex()"))
+
+    def __index__(self) -> int:
+        if self.dtype not in dt.INTEGER:
+            raise TypeError(f"only integer arrays can be used as an index, got dtype {self.dtype}")
+        return int(self._scalar("operator.index()"))
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        v = self._value("numpy.asarray()")
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            if copy is False:
+                raise ValueError("a dtype conversion needs a copy, but copy=False was given")
+            return v.astype(dtype)
+        if copy:
+            return v.copy()
+        ro = v.view()
+        ro.flags.writeable = False
+        return ro
+
+    def tolist(self) -> Any:
+        """The values as nested Python lists (a Python scalar for a 0-d array)."""
+        return self._value("tolist()").tolist()
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None:
+            raise BufferError("lazyarray has no streams; stream must be None")
+        v = self._value("__dlpack__()")
+        kwargs = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        return v.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        return (1, 0)  # kDLCPU, device 0
+
+    def __repr__(self) -> str:
+        from ._program import placeholders_of
+        names = placeholders_of([self._node])
+        if names:
+            shape = "(" + ", ".join(map(repr, self._node.shape)) + ("," if self.ndim == 1 else "") + ")"
+            return (f"Array(<lazy>, shape={shape}, dtype={self.dtype}, "
+                    f"depends on placeholder {', '.join(map(repr, names))})")
+        v = self._value("repr()")
+        body = np.array2string(v, separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype})"
+
+    __str__ = __repr__
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        n = self.shape[0]
+        if n is None:
+            raise TypeError(f"len() of an array whose first dim is symbolic ({self._node.shape[0]!r})")
+        return n
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, key) -> "Array":
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    # ------------------------------------------------------------------ operators
+    def __pos__(self) -> "Array":
+        from ._elementwise import positive
+        return positive(self)
+
+    def __neg__(self) -> "Array":
+        from ._elementwise import negative
+        return negative(self)
+
+    def __abs__(self) -> "Array":
+        from ._elementwise import abs
+        return abs(self)
+
+    def __invert__(self) -> "Array":
+        from ._elementwise import bitwise_invert
+        return bitwise_invert(self)
+
+    def __matmul__(self, other) -> "Array":
+        from ._linear_algebra import matmul
+        return _binary_operand(matmul, self, other)
+
+    def __rmatmul__(self, other) -> "Array":
+        from ._linear_algebra import matmul
+        return _binary_operand(matmul, other, self)
+
+    def __imatmul__(self, other) -> "Array":
+        return self._inplace(self.__matmul__(other))
+
+    def _inplace(self, result: "Array") -> "Array":
+        if result is NotImplemented:
+            return result
+        if result.dtype != self.dtype or result._node.shape != self._node.shape:
+            raise TypeError(f"in-place operation would change dtype/shape from {self.dtype}"
+                            f"{self.shape} to {result.dtype}{result.shape}")
+        self._node = result._node
+        return self
+
+    __hash__ = None  # arrays compare elementwise; they are not hashable
+
+
+def _binary_operand(fn, a, b):
+    """Call ``fn`` unless an operand is something operators should decline."""
+    for v in (a, b):
+        if not isinstance(v, (Array, builtins.bool, int, float, complex)):
+            return NotImplemented
+    return fn(a, b)
+
+
+def _install_operators() -> None:
+    """Arithmetic, comparison and bitwise operators from the elementwise functions."""
+    from . import _elementwise as ew
+    names = {
+        "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+        "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+        "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+        "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+    }
+    for short, fname in names.items():
+        fn = getattr(ew, fname)
+        setattr(Array, f"__{short}__", _make_op(fn, False))
+        setattr(Array, f"__r{short}__", _make_op(fn, True))
+        setattr(Array, f"__i{short}__", _make_iop(fn))
+    for short, fname in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
+                         ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
+        setattr(Array, f"__{short}__", _make_op(getattr(ew, fname), False))
+
+
+def _make_op(fn, reflected: builtins.bool):
+    if reflected:
+        def op(self, other):
+            return _binary_operand(fn, other, self)
+    else:
+        def op(self, other):
+            return _binary_operand(fn, self, other)
+    op.__name__ = fn.__name__
+    return op
+
+
+def _make_iop(fn):
+    def op(self, other):
+        return self._inplace(_binary_operand(fn, self, other))
+    op.__name__ = fn.__name__
+    return op
+
+
+def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = None) -> Array:
+    """Record one node and wrap it in an Array."""
+    return Array._new(Node(op, dtype, shape, srcs, arg))
+
+
+def data_leaf(value: np.ndarray) -> Array:
+    """An Array holding ``value`` (C-contiguous, native byte order, supported dtype)."""
+    return Array._new(Node(Op.DATA, dt.from_numpy(value.dtype), value.shape, (), None, value))
+
+
+def is_symbolic(shape: tuple) -> builtins.bool:
+    return any(isinstance(d, Dim) for d in shape)

@@ -1,0 +1,216 @@
+"""Creation functions. Arrays with a concrete shape made here are data leaves:
+their values are computed now (by numpy) and enter compiled programs as
+inputs, never as code constants.  ``*_like`` of an array with a symbolic
+shape records a broadcast scalar instead.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Optional, Union
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array_object import Array, data_leaf, is_symbolic, record
+from ._manipulation import _check_device, astype, broadcast_to
+from .backend.ir import Op
+
+Shape = Union[int, tuple]
+
+
+def _shape(shape: Shape, fname: str) -> tuple:
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    for d in shape:
+        if isinstance(d, builtins.bool) or not isinstance(d, int):
+            raise TypeError(f"{fname}(): shape entries must be ints, got {d!r}")
+        if d < 0:
+            raise ValueError(f"{fname}(): negative dimensions are not allowed, got {shape}")
+    return shape
+
+
+def _leaf(value: np.ndarray) -> Array:
+    value = np.ascontiguousarray(value)
+    if not value.dtype.isnative:
+        value = value.astype(value.dtype.newbyteorder("="))
+    return data_leaf(value)
+
+
+def _default_dtype(value) -> dt.DType:
+    if isinstance(value, builtins.bool):
+        return dt.bool
+    if isinstance(value, int):
+        return dt.int64
+    if isinstance(value, float):
+        return dt.float64
+    if isinstance(value, complex):
+        return dt.complex128
+    raise TypeError(f"expected a Python scalar, got {type(value).__name__}")
+
+
+def _np_from_nested(obj, dtype: Optional[dt.DType]) -> np.ndarray:
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"asarray(): strings are not supported, got {obj!r}")
+    try:
+        v = np.asarray(obj, dtype=dtype.np if dtype is not None else None)
+    except OverflowError:
+        raise OverflowError("asarray(): a Python int does not fit in the array's dtype") from None
+    except ValueError as e:
+        raise ValueError(f"asarray(): cannot build an array from this object ({e})") from None
+    if v.dtype == object or v.dtype.kind in "USVOMm":
+        raise TypeError(f"asarray(): unsupported element type (numpy inferred {v.dtype}); "
+                        "expected bools, ints, floats or complex numbers")
+    if dtype is None and v.dtype.kind == "i":
+        v = v.astype(np.int64)
+    if dtype is None and v.dtype.kind == "f":
+        v = v.astype(np.float64)
+    return v
+
+
+def asarray(obj, /, *, dtype: Optional[dt.DType] = None, device=None,
+            copy: Optional[builtins.bool] = None) -> Array:
+    """An array from an Array, a numpy array, a DLPack producer, a Python scalar or
+    nested sequences of them.
+
+    numpy arrays are shared, not copied, when ``copy`` is not True and no
+    conversion is needed: later changes to that numpy array are seen by
+    unevaluated results, as with numpy views.
+
+    >>> import lazyarray as xp
+    >>> xp.asarray([1, 2, 3]).dtype
+    int64
+    """
+    _check_device(device)
+    if dtype is not None:
+        dt.check_dtype(dtype)
+    if isinstance(obj, Array):
+        if dtype is not None and dtype is not obj.dtype:
+            if copy is False:
+                raise ValueError("asarray(copy=False): a dtype change needs a copy")
+            return astype(obj, dtype)
+        return Array._new(obj._node)
+    if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__"):
+        obj = np.from_dlpack(obj)
+    if isinstance(obj, (np.ndarray, np.generic)):
+        v = np.asarray(obj)
+        dt.from_numpy(v.dtype)
+        needs = (dtype is not None and v.dtype != dtype.np) or not v.flags.c_contiguous \
+            or not v.dtype.isnative
+        if copy is False and needs:
+            raise ValueError("asarray(copy=False): the input needs a conversion, which copies")
+        if dtype is not None:
+            v = v.astype(dtype.np, copy=False)
+        if copy:
+            v = v.copy()
+        return _leaf(v)
+    if copy is False:
+        raise ValueError("asarray(copy=False) cannot avoid a copy of Python objects")
+    if isinstance(obj, (builtins.bool, int, float, complex)) and dtype is None:
+        dtype = _default_dtype(obj)
+    v = _np_from_nested(obj, dtype)
+    dt.from_numpy(v.dtype)
+    return _leaf(v)
+
+
+def from_dlpack(x, /, *, device=None, copy: Optional[builtins.bool] = None) -> Array:
+    """An array from any DLPack producer (zero-copy where the producer allows)."""
+    _check_device(device)
+    v = np.from_dlpack(x) if copy is None else np.from_dlpack(x, copy=copy)
+    return asarray(v)
+
+
+def _fill(shape: Shape, value, dtype, fname: str) -> Array:
+    shape = _shape(shape, fname)
+    if dtype is None:
+        dtype = _default_dtype(value)
+    dt.check_dtype(dtype)
+    return _leaf(np.full(shape, value, dtype=dtype.np))
+
+
+def zeros(shape: Shape, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """An array of zeros (default dtype float64)."""
+    _check_device(device)
+    return _fill(shape, 0, dtype or dt.float64, "zeros")
+
+
+def ones(shape: Shape, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """An array of ones (default dtype float64)."""
+    _check_device(device)
+    return _fill(shape, 1, dtype or dt.float64, "ones")
+
+
+def empty(shape: Shape, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """An array of the given shape (lazyarray fills it with zeros)."""
+    _check_device(device)
+    return _fill(shape, 0, dtype or dt.float64, "empty")
+
+
+def full(shape: Shape, fill_value, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """An array filled with ``fill_value`` (dtype from the value when not given)."""
+    _check_device(device)
+    return _fill(shape, fill_value, dtype, "full")
+
+
+def _like(x: Array, value, dtype, device, fname: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fname}() expects a lazyarray Array, got {type(x).__name__}")
+    _check_device(device)
+    dtype = x.dtype if dtype is None else dt.check_dtype(dtype)
+    if is_symbolic(x._node.shape):
+        from ._elementwise import scalar_node
+        return broadcast_to(Array._new(scalar_node(value, dtype)), x._node.shape)
+    return _fill(x.shape, value, dtype, fname)
+
+
+def zeros_like(x: Array, /, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """Zeros with ``x``'s shape (and dtype unless given)."""
+    return _like(x, 0, dtype, device, "zeros_like")
+
+
+def ones_like(x: Array, /, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """Ones with ``x``'s shape (and dtype unless given)."""
+    return _like(x, 1, dtype, device, "ones_like")
+
+
+def empty_like(x: Array, /, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """An array with ``x``'s shape (and dtype unless given), filled with zeros."""
+    return _like(x, 0, dtype, device, "empty_like")
+
+
+def full_like(x: Array, /, fill_value, *, dtype: Optional[dt.DType] = None,
+              device=None) -> Array:
+    """``fill_value`` with ``x``'s shape (and dtype unless given)."""
+    return _like(x, fill_value, dtype, device, "full_like")
+
+
+def arange(start, /, stop=None, step=1, *, dtype: Optional[dt.DType] = None,
+           device=None) -> Array:
+    """Evenly spaced values in ``[start, stop)``."""
+    _check_device(device)
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("arange(): step must not be zero")
+    if dtype is None:
+        ints = all(isinstance(v, int) for v in (start, stop, step))
+        dtype = dt.int64 if ints else dt.float64
+    dt.check_dtype(dtype)
+    return _leaf(np.arange(start, stop, step, dtype=dtype.np))
+
+
+def linspace(start, stop, /, num: int, *, dtype: Optional[dt.DType] = None, device=None,
+             endpoint: builtins.bool = True) -> Array:
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    _check_device(device)
+    if not isinstance(num, int) or num < 0:
+        raise ValueError(f"linspace(): num must be a non-negative int, got {num!r}")
+    dtype = dt.check_dtype(dtype) if dtype is not None else dt.float64
+    return _leaf(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype.np))
+
+
+def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0,
+        dtype: Optional[dt.DType] = None, device=None) -> Array:
+    """Ones on the ``k``-th diagonal, zeros elsewhere."""
+    _check_device(device)
+    _shape((n_rows,) if n_cols is None else (n_rows, n_cols), "eye")
+    dtype = dt.check_dtype(dtype) if dtype is not None else dt.float64
+    return _leaf(np.eye(n_rows, n_cols, k=k, dtype=dtype.np))

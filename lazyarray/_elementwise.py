@@ -1,0 +1,236 @@
+"""Elementwise functions, generated from one table.
+
+Each entry names the op, the dtype category the standard allows for its
+inputs, and how the result dtype follows.  Inputs are promoted and broadcast
+here and recorded as explicit casts and ``broadcast_to`` nodes, so the
+backend never guesses.  Python scalars become runtime scalar arguments of
+the kernel (never code constants), except a literal exponent 2 in ``pow``,
+which is recorded as ``multiply(x, x)``.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Union
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array_object import Array, record
+from ._manipulation import broadcast_shapes, broadcast_to, cast, check_array
+from .backend.ir import Node, Op
+
+Scalar = Union[int, float, bool, complex]
+
+# name: (op, input category, result: "same" | "bool" | "float")
+UNARY = {
+    "abs": (Op.ABS, "real numeric", "same"),
+    "acos": (Op.ACOS, "real floating", "same"),
+    "acosh": (Op.ACOSH, "real floating", "same"),
+    "asin": (Op.ASIN, "real floating", "same"),
+    "asinh": (Op.ASINH, "real floating", "same"),
+    "atan": (Op.ATAN, "real floating", "same"),
+    "atanh": (Op.ATANH, "real floating", "same"),
+    "bitwise_invert": (Op.BITWISE_INVERT, "integer or boolean", "same"),
+    "ceil": (Op.CEIL, "real numeric", "same"),
+    "cos": (Op.COS, "real floating", "same"),
+    "cosh": (Op.COSH, "real floating", "same"),
+    "exp": (Op.EXP, "real floating", "same"),
+    "expm1": (Op.EXPM1, "real floating", "same"),
+    "floor": (Op.FLOOR, "real numeric", "same"),
+    "isfinite": (Op.ISFINITE, "real numeric", "bool"),
+    "isinf": (Op.ISINF, "real numeric", "bool"),
+    "isnan": (Op.ISNAN, "real numeric", "bool"),
+    "log": (Op.LOG, "real floating", "same"),
+    "log1p": (Op.LOG1P, "real floating", "same"),
+    "log2": (Op.LOG2, "real floating", "same"),
+    "log10": (Op.LOG10, "real floating", "same"),
+    "logical_not": (Op.LOGICAL_NOT, "bool", "same"),
+    "negative": (Op.NEGATIVE, "real numeric", "same"),
+    "round": (Op.ROUND, "real numeric", "same"),
+    "sign": (Op.SIGN, "real numeric", "same"),
+    "signbit": (Op.SIGNBIT, "real floating", "bool"),
+    "sin": (Op.SIN, "real floating", "same"),
+    "sinh": (Op.SINH, "real floating", "same"),
+    "sqrt": (Op.SQRT, "real floating", "same"),
+    "tan": (Op.TAN, "real floating", "same"),
+    "tanh": (Op.TANH, "real floating", "same"),
+    "trunc": (Op.TRUNC, "real numeric", "same"),
+}
+
+BINARY = {
+    "add": (Op.ADD, "real numeric", "same"),
+    "atan2": (Op.ATAN2, "real floating", "same"),
+    "bitwise_and": (Op.BITWISE_AND, "integer or boolean", "same"),
+    "bitwise_left_shift": (Op.BITWISE_LEFT_SHIFT, "integer", "same"),
+    "bitwise_or": (Op.BITWISE_OR, "integer or boolean", "same"),
+    "bitwise_right_shift": (Op.BITWISE_RIGHT_SHIFT, "integer", "same"),
+    "bitwise_xor": (Op.BITWISE_XOR, "integer or boolean", "same"),
+    "copysign": (Op.COPYSIGN, "real floating", "same"),
+    "divide": (Op.DIVIDE, "real numeric", "float"),
+    "equal": (Op.EQUAL, "all", "bool"),
+    "floor_divide": (Op.FLOOR_DIVIDE, "real numeric", "same"),
+    "greater": (Op.GREATER, "real numeric", "bool"),
+    "greater_equal": (Op.GREATER_EQUAL, "real numeric", "bool"),
+    "hypot": (Op.HYPOT, "real floating", "same"),
+    "less": (Op.LESS, "real numeric", "bool"),
+    "less_equal": (Op.LESS_EQUAL, "real numeric", "bool"),
+    "logaddexp": (Op.LOGADDEXP, "real floating", "same"),
+    "logical_and": (Op.LOGICAL_AND, "bool", "same"),
+    "logical_or": (Op.LOGICAL_OR, "bool", "same"),
+    "logical_xor": (Op.LOGICAL_XOR, "bool", "same"),
+    "maximum": (Op.MAXIMUM, "real numeric", "same"),
+    "minimum": (Op.MINIMUM, "real numeric", "same"),
+    "multiply": (Op.MULTIPLY, "real numeric", "same"),
+    "nextafter": (Op.NEXTAFTER, "real floating", "same"),
+    "not_equal": (Op.NOT_EQUAL, "all", "bool"),
+    "pow": (Op.POW, "real numeric", "same"),
+    "remainder": (Op.REMAINDER, "real numeric", "same"),
+    "subtract": (Op.SUBTRACT, "real numeric", "same"),
+}
+
+
+def _check_category(fname: str, category: str, dtype: dt.DType) -> None:
+    if dtype not in dt.CATEGORIES[category]:
+        if dtype in dt.COMPLEX_FLOATING:
+            raise TypeError(f"{fname}() does not support complex dtypes yet, got {dtype}")
+        raise TypeError(f"{fname}() needs {category} input, got dtype {dtype}")
+
+
+def _result_dtype(kind: str, dtype: dt.DType) -> dt.DType:
+    if kind == "bool":
+        return dt.bool
+    if kind == "float" and dtype not in dt.FLOATING:
+        return dt.float64
+    return dtype
+
+
+def scalar_node(value: Scalar, dtype: dt.DType) -> Node:
+    """A runtime scalar argument of ``dtype`` (its value never enters a cache key)."""
+    if dtype in dt.INTEGER:
+        if isinstance(value, float):
+            raise TypeError(f"a Python float cannot be combined with an array of dtype {dtype}")
+        info = np.iinfo(dtype.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python int {value} is out of bounds for {dtype}")
+    return Node(Op.SCALAR, dtype, (), (), None, value)
+
+
+def _operands(fname: str, category: str, *xs) -> tuple:
+    """Promote and broadcast operands; returns (nodes, common dtype, shape)."""
+    arrays = [x for x in xs if isinstance(x, Array)]
+    if not arrays:
+        raise TypeError(f"{fname}() needs at least one lazyarray Array argument, got "
+                        + ", ".join(type(x).__name__ for x in xs))
+    for x in xs:
+        if not isinstance(x, (Array, builtins.bool, int, float, complex)):
+            raise TypeError(f"{fname}() expects arrays or Python scalars, got {type(x).__name__}")
+    dtype = arrays[0].dtype
+    for a in arrays[1:]:
+        dtype = dt.promote_types(dtype, a.dtype)
+    for x in xs:
+        if not isinstance(x, Array):
+            dtype = dt.scalar_dtype(x, dtype)
+    _check_category(fname, category, dtype)
+    shape = broadcast_shapes(*(a._node.shape for a in arrays))
+    nodes = []
+    for x in xs:
+        if isinstance(x, Array):
+            nodes.append(broadcast_to(cast(x, dtype), shape)._node)
+        else:
+            nodes.append(scalar_node(x, dtype))
+    return nodes, dtype, shape
+
+
+def _make_unary(name: str, op: Op, category: str, result: str):
+    def fn(x: Array, /) -> Array:
+        _check_category(name, category, check_array(x, name).dtype)
+        return record(op, _result_dtype(result, x.dtype), x._node.shape, (x._node,))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` (array API standard); input dtype: {category}."
+    return fn
+
+
+def _make_binary(name: str, op: Op, category: str, result: str):
+    def fn(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:
+        (n1, n2), dtype, shape = _operands(name, category, x1, x2)
+        if result == "float" and dtype not in dt.FLOATING:
+            dtype = dt.float64
+            n1, n2 = (cast(Array._new(n), dtype)._node for n in (n1, n2))
+        return record(op, _result_dtype(result, dtype), shape, (n1, n2))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` (array API standard); input dtype: {category}."
+    return fn
+
+
+for _name, (_op, _cat, _res) in UNARY.items():
+    globals()[_name] = _make_unary(_name, _op, _cat, _res)
+for _name, (_op, _cat, _res) in BINARY.items():
+    globals()[_name] = _make_binary(_name, _op, _cat, _res)
+
+_pow_general = globals()["pow"]
+
+
+def pow(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:  # noqa: A001
+    """``x1 ** x2`` elementwise; a literal exponent 2 is recorded as ``multiply(x1, x1)``.
+
+    Integer powers with negative exponents give 1 for a base of 1, +-1 for
+    -1 and 0 otherwise (numpy raises; JAX gives the same as lazyarray).
+    """
+    if isinstance(x1, Array) and not isinstance(x2, (Array, builtins.bool)) and x2 == 2:
+        if x1.dtype in dt.REAL_NUMERIC and (isinstance(x2, int) or x1.dtype in dt.FLOATING):
+            return globals()["multiply"](x1, x1)
+    return _pow_general(x1, x2)
+
+
+def positive(x: Array, /) -> Array:
+    """Elementwise ``+x`` (the same values)."""
+    _check_category("positive", "real numeric", check_array(x, "positive").dtype)
+    return Array._new(x._node)
+
+
+def square(x: Array, /) -> Array:
+    """Elementwise ``x * x``."""
+    _check_category("square", "real numeric", check_array(x, "square").dtype)
+    return globals()["multiply"](x, x)
+
+
+def reciprocal(x: Array, /) -> Array:
+    """Elementwise ``1 / x``."""
+    _check_category("reciprocal", "real floating", check_array(x, "reciprocal").dtype)
+    return globals()["divide"](1.0, x)
+
+
+def real(x: Array, /) -> Array:
+    """The real part (the array itself for real dtypes)."""
+    _check_category("real", "real floating", check_array(x, "real").dtype)
+    return Array._new(x._node)
+
+
+def conj(x: Array, /) -> Array:
+    """The complex conjugate (the array itself for real dtypes)."""
+    _check_category("conj", "real numeric", check_array(x, "conj").dtype)
+    return Array._new(x._node)
+
+
+def clip(x: Array, /, min: Union[Array, Scalar, None] = None,  # noqa: A002
+         max: Union[Array, Scalar, None] = None) -> Array:  # noqa: A002
+    """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype and shape."""
+    check_array(x, "clip")
+    _check_category("clip", "real numeric", x.dtype)
+    out = x
+    for bound, fn in ((min, "maximum"), (max, "minimum")):
+        if bound is None:
+            continue
+        if isinstance(bound, Array):
+            if bound.dtype is not x.dtype:
+                bound = cast(bound, dt.promote_types(x.dtype, bound.dtype))
+            if bound.dtype is not x.dtype:
+                raise TypeError(f"clip(): {fn[:3]} dtype {bound.dtype} does not match x's {x.dtype}")
+        out = globals()[fn](out, bound)
+        if out._node.shape != x._node.shape:
+            raise ValueError(f"clip(): bounds must broadcast to x's shape {x.shape}")
+    return out if out is not x else Array._new(x._node)
+
+
+__all__ = sorted(list(UNARY) + list(BINARY) + ["positive", "square", "reciprocal", "real",
+                                                "conj", "clip"])

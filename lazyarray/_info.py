@@ -1,0 +1,34 @@
+"""``__array_namespace_info__``: capabilities, devices and default dtypes."""
+from __future__ import annotations
+
+from . import _dtypes as dt
+from ._array_object import CPU
+
+
+class _Info:
+    """What this namespace supports (the standard's inspection API)."""
+
+    def capabilities(self) -> dict:
+        return {"boolean indexing": False, "data-dependent shapes": False,
+                "max dimensions": 64}
+
+    def default_device(self):
+        return CPU
+
+    def devices(self) -> tuple:
+        return (CPU,)
+
+    def default_dtypes(self, *, device=None) -> dict:
+        return {"real floating": dt.float64, "complex floating": dt.complex128,
+                "integral": dt.int64, "indexing": dt.int64}
+
+    def dtypes(self, *, device=None, kind=None) -> dict:
+        out = {d.name: d for d in dt.ALL_DTYPES}
+        if kind is None:
+            return out
+        return {n: d for n, d in out.items() if dt.isdtype(d, kind)}
+
+
+def __array_namespace_info__() -> _Info:
+    """The inspection namespace of lazyarray."""
+    return _Info()

@@ -1,0 +1,409 @@
+"""Placeholders, programs and materialization: placeholder, compile/Program,
+prepare/Prepared, trace, jit, evaluate, compile_cache_info.
+
+A Program is a snapshot of a recorded graph whose inputs are its
+placeholders followed by the data leaves it captured.  ``prepare`` binds
+input shapes and dtypes and compiles (through the process-wide cache); a
+Prepared program runs with new values, rebinding captured constants
+positionally, without compiling again.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array_object import Array, data_leaf
+from ._errors import concretization_error, input_label
+from .backend import runtime
+from .backend.cache import PROGRAMS, graph_key
+from .backend.ir import Dim, Node, Op, sym, toposort
+
+ArrayOrArrays = Union[Array, Sequence[Array]]
+
+
+# --------------------------------------------------------------------------- placeholders
+
+def placeholder(shape: Sequence[Union[int, str]], dtype: dt.DType = dt.float64,
+                name: Optional[str] = None) -> Array:
+    """An input without a value: a dtype and a shape whose entries are ints
+    (concrete) or strings (named symbolic sizes; one name means one size).
+
+    >>> import lazyarray as xp
+    >>> x = xp.placeholder(("n",), xp.float64, name="x")
+    >>> x.shape
+    (None,)
+    """
+    dt.check_dtype(dtype)
+    if isinstance(shape, (int, str)):
+        shape = (shape,)
+    dims = []
+    for d in shape:
+        if isinstance(d, str):
+            if not d.isidentifier():
+                raise ValueError(f"placeholder(): symbolic size names must be identifiers, got {d!r}")
+            dims.append(sym(d))
+        elif isinstance(d, int) and not isinstance(d, bool) and d >= 0:
+            dims.append(d)
+        else:
+            raise ValueError(f"placeholder(): shape entries must be non-negative ints or names, "
+                             f"got {d!r}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"placeholder(): name must be a str, got {type(name).__name__}")
+    return Array._new(Node(Op.PLACEHOLDER, dtype, tuple(dims), (), name))
+
+
+def placeholders_of(roots: list) -> list:
+    """Names of the placeholders the graph under ``roots`` depends on."""
+    return [n.arg or "<unnamed>" for n in toposort(roots) if n.op is Op.PLACEHOLDER]
+
+
+# --------------------------------------------------------------------------- materialization
+
+def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
+    """Compute the values of ``arrays`` in one compiled program; returns numpy arrays."""
+    pending = []
+    for a in arrays:
+        n = a._node
+        if n.value is None and all(n is not p for p in pending):
+            pending.append(n)
+        elif n.op is Op.SCALAR and n.value is not None and not isinstance(n.value, np.ndarray):
+            n.value = np.asarray(n.value, dtype=n.dtype.np)
+    if pending:
+        nodes = toposort(pending)
+        names = [n.arg or "<unnamed>" for n in nodes if n.op is Op.PLACEHOLDER]
+        if names:
+            raise concretization_error(what, names)
+        index = {id(n): i for i, n in enumerate(nodes)}
+        exe = PROGRAMS.executable(nodes, tuple(index[id(n)] for n in pending))
+        sched = exe.schedule
+        bound = runtime.bind(sched, nodes, {})
+        inputs = [nodes[j].value for j in sched.buffers[:sched.n_inputs]]
+        outs = runtime.run(exe.compiled.cfunc, sched, bound, inputs,
+                           runtime.pack_scalars(sched, nodes))
+        for n, v in zip(pending, outs):
+            n.value = v
+    return [a._node.value for a in arrays]
+
+
+def evaluate(*arrays: Array):
+    """Compute several arrays in one compiled program (shared subgraphs once).
+
+    Returns the arrays themselves (a single array when given one), now holding
+    values: from here on they act as data leaves.
+    """
+    for a in arrays:
+        if not isinstance(a, Array):
+            raise TypeError(f"evaluate() expects lazyarray Arrays, got {type(a).__name__}")
+    materialize(arrays)
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+class CacheInfo(NamedTuple):
+    """Counters of the process-wide kernel cache."""
+
+    hits: int
+    misses: int
+    entries: int
+    compile_seconds: float
+
+
+def compile_cache_info() -> CacheInfo:
+    """Hits, misses (LLVM compiles), entries and total compile seconds so far."""
+    return CacheInfo(**PROGRAMS.info())
+
+
+# --------------------------------------------------------------------------- programs
+
+def _as_value(x, label: str) -> np.ndarray:
+    """A bound input's value as a C-contiguous numpy array."""
+    if isinstance(x, Array):
+        if x._node.op is Op.PLACEHOLDER:
+            raise TypeError(f"{label}: a placeholder has no value; pass data to run a program")
+        return materialize([x], f"binding {label}")[0]
+    from ._creation import asarray
+    return asarray(x)._node.value
+
+
+class Program:
+    """A recorded graph with ordered inputs: placeholders, then captured data leaves.
+
+    >>> import lazyarray as xp
+    >>> x = xp.placeholder((3,), name="x")
+    >>> prog = xp.compile(xp.sum(xp.sin(x) * x**2), inputs=[x])
+    >>> prog.ops
+    ('sin', 'multiply', 'multiply', 'sum')
+    """
+
+    def __init__(self, outputs: ArrayOrArrays, inputs: Sequence[Array]) -> None:
+        self._single = isinstance(outputs, Array)
+        outs = [outputs] if self._single else list(outputs)
+        if not outs or not all(isinstance(o, Array) for o in outs):
+            raise TypeError("compile(): outputs must be an Array or a non-empty list/tuple of Arrays")
+        self._placeholders = _check_inputs(inputs)
+        self._nodes = nodes = toposort([o._node for o in outs])
+        ph_ids = {id(p._node) for p in self._placeholders}
+        missing = [n.arg or "<unnamed>" for n in nodes
+                   if n.op is Op.PLACEHOLDER and id(n) not in ph_ids]
+        if missing:
+            raise ValueError(f"compile(): the outputs depend on placeholder(s) "
+                             f"{', '.join(map(repr, missing))} missing from inputs")
+        captured = [n for n in nodes if n.is_buffer and n.op is not Op.PLACEHOLDER]
+        self._leaves = [p._node for p in self._placeholders] + captured
+        self.inputs = tuple(self._placeholders) + tuple(Array._new(n) for n in captured)
+        index = {id(n): i for i, n in enumerate(nodes)}
+        self._outputs = tuple(index[id(o._node)] for o in outs)
+        self.ops = tuple(n.op.value for n in nodes
+                         if not n.is_buffer and n.op not in (Op.DATA, Op.SCALAR))
+        self._key = graph_key(nodes)
+        self._schedule = PROGRAMS.schedule(nodes, self._outputs, self._key)
+        leaf_pos = {id(n): i for i, n in enumerate(self._leaves)}
+        self._slot_leaf = [leaf_pos[id(nodes[j])] for j in self._schedule.buffers[:self._schedule.n_inputs]]
+        self._scalars = runtime.pack_scalars(self._schedule, nodes)
+
+    def input_index(self, leaf: Array) -> int:
+        """Position of a placeholder or captured data leaf in ``inputs``."""
+        for i, n in enumerate(self._leaves):
+            if n is leaf._node:
+                return i
+        raise ValueError("input_index(): that array is not an input of this program")
+
+    def prepare(self, *args) -> "Prepared":
+        """Specialise to the shapes/dtypes of ``args`` and compile (cached).
+
+        ``args``: a value or a placeholder (a shape/dtype spec) per placeholder,
+        then optionally values for captured constants.
+        """
+        specs = self._check_args(args, allow_specs=True)
+        env = self._env([s[0] for s in specs])
+        exe = PROGRAMS.executable(self._nodes, self._outputs, self._key)
+        return Prepared(self, exe, env)
+
+    def __call__(self, *args):
+        """``prepare`` (cached) and run."""
+        return self.prepare(*args)(*args)
+
+    def _check_args(self, args: tuple, allow_specs: bool) -> list:
+        """(shape, value or None) per leaf input, checked against the program's leaves."""
+        n_ph, n_all = len(self._placeholders), len(self._leaves)
+        if not n_ph <= len(args) <= n_all:
+            names = ", ".join(repr(p._node.arg) for p in self._placeholders)
+            raise ValueError(f"expected {n_ph} input(s) for placeholders ({names}) and up to "
+                             f"{n_all - n_ph} captured constant(s), got {len(args)}")
+        out = []
+        for i, leaf in enumerate(self._leaves):
+            label = input_label(i, leaf.arg if leaf.op is Op.PLACEHOLDER else "captured constant")
+            if i >= len(args):
+                out.append((leaf.shape, leaf.value))
+                continue
+            a = args[i]
+            if allow_specs and isinstance(a, Array) and a._node.op is Op.PLACEHOLDER:
+                shape, dtype, value = a._node.shape, a.dtype, None
+            else:
+                value = _as_value(a, label)
+                shape, dtype = value.shape, dt.from_numpy(value.dtype)
+            if dtype is not leaf.dtype:
+                raise ValueError(f"{label}: dtype mismatch: expected {leaf.dtype}, got {dtype}")
+            if len(shape) != len(leaf.shape):
+                raise ValueError(f"{label}: rank mismatch: expected shape {_fmt(leaf.shape)}, "
+                                 f"got {_fmt(shape)}")
+            if leaf.op is not Op.PLACEHOLDER and tuple(shape) != leaf.shape:
+                raise ValueError(f"{label}: shape mismatch for a captured constant: expected "
+                                 f"{_fmt(leaf.shape)}, got {_fmt(shape)}")
+            out.append((tuple(shape), value))
+        return out
+
+    def _env(self, shapes: list) -> dict:
+        """Sizes of the named dims, checking every placeholder's shape."""
+        env: dict = {}
+        where: dict = {}
+        for i, p in enumerate(self._placeholders):
+            label = input_label(i, p._node.arg)
+            for ax, (want, got) in enumerate(zip(p._node.shape, shapes[i])):
+                if isinstance(got, Dim):
+                    raise ValueError(f"{label}: prepare() needs concrete sizes, got symbolic "
+                                     f"{_fmt(shapes[i])}")
+                if isinstance(want, int):
+                    if want != got:
+                        raise ValueError(f"{label}: binding shape mismatch for concrete-shape "
+                                         f"placeholder: expected {_fmt(p._node.shape)}, "
+                                         f"got {_fmt(shapes[i])}")
+                    continue
+                name = want.args[0]
+                if name in env and env[name] != got:
+                    raise ValueError(f"{label}: inconsistent sizes for symbolic dim {name!r}: "
+                                     f"{got} here, {env[name]} from {where[name]}")
+                env.setdefault(name, got)
+                where.setdefault(name, label)
+        return env
+
+    def __repr__(self) -> str:
+        from ._listing import listing
+        return listing(self._nodes, self._placeholders, self._leaves, self._outputs)
+
+    def lowered_ir(self) -> str:
+        """The LLVM IR of this program before optimisation (compiles if needed)."""
+        return PROGRAMS.executable(self._nodes, self._outputs, self._key).compiled.ir
+
+    def optimized_ir(self) -> str:
+        """The LLVM IR after the optimisation pipeline."""
+        return PROGRAMS.executable(self._nodes, self._outputs, self._key).compiled.optimized_ir
+
+    def asm(self) -> str:
+        """The native assembly of this program."""
+        from .backend.llvm import codegen
+        return codegen().asm(self.optimized_ir())
+
+
+def _fmt(shape) -> str:
+    inner = ", ".join(map(repr, shape))
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def _check_inputs(inputs) -> list:
+    if isinstance(inputs, Array):
+        inputs = [inputs]
+    inputs = list(inputs)
+    seen = set()
+    for i, p in enumerate(inputs):
+        if not isinstance(p, Array) or p._node.op is not Op.PLACEHOLDER:
+            raise TypeError(f"compile(): inputs[{i}] must be a placeholder "
+                            f"(lazyarray.placeholder), got {type(p).__name__}")
+        if id(p._node) in seen:
+            raise ValueError(f"compile(): placeholder {p._node.arg!r} is listed twice in inputs")
+        seen.add(id(p._node))
+    return inputs
+
+
+class Prepared:
+    """A program specialised to input shapes and compiled; call it with values."""
+
+    def __init__(self, program: Program, exe, env: dict) -> None:
+        self.program = program
+        self._exe = exe
+        self._cfunc = exe.compiled.cfunc
+        self._bound: dict = {}
+        self._last = None
+
+    def _bind(self, shapes: tuple):
+        b = self._bound.get(shapes)
+        if b is None:
+            p = self.program
+            env = p._env(list(shapes))
+            b = runtime.bind(p._schedule, p._nodes, env)
+            if len(self._bound) > 64:
+                self._bound.clear()
+            self._bound[shapes] = b
+        return b
+
+    def __call__(self, *args):
+        """Run with values for the placeholders, then optionally for captured constants."""
+        p = self.program
+        specs = p._check_args(args, allow_specs=False)
+        shapes = tuple(s[0] for s in specs[:len(p._placeholders)])
+        bound = self._bind(shapes)
+        inputs = [specs[k][1] for k in p._slot_leaf]
+        outs = runtime.run(self._cfunc, p._schedule, bound, inputs, p._scalars)
+        arrays = tuple(data_leaf(v) for v in outs)
+        return arrays[0] if p._single else arrays
+
+
+def compile(outputs: ArrayOrArrays, inputs: Sequence[Array] = ()) -> Program:  # noqa: A001
+    """A Program computing ``outputs`` from the placeholders ``inputs``.
+
+    Data leaves the outputs depend on are captured as further inputs, after
+    the placeholders, in first-use order.
+    """
+    return Program(outputs, inputs)
+
+
+def trace(f: Callable, *placeholders: Array) -> Program:
+    """The Program of ``f`` called on ``placeholders`` (what ``jax.make_jaxpr`` shows)."""
+    return Program(f(*placeholders), list(placeholders))
+
+
+# --------------------------------------------------------------------------- jit
+
+class JitFunction:
+    """``f`` traced once per input signature, compiled and cached.
+
+    Array arguments (lazyarray or numpy arrays) are traced as placeholders;
+    other arguments are static: part of the signature, passed through as-is.
+    With ``symbolic=True`` a signature is (rank, dtype), so other sizes run
+    without tracing again.
+    """
+
+    def __init__(self, f: Callable, symbolic: bool = False) -> None:
+        self.fn = f
+        self.symbolic = symbolic
+        self.trace_count = 0
+        self._cache: dict = {}
+        try:
+            self._names = list(inspect.signature(f).parameters)
+        except (TypeError, ValueError):
+            self._names = []
+
+    @property
+    def cache_size(self) -> int:
+        return len(self._cache)
+
+    def _name(self, i: int) -> str:
+        return self._names[i] if i < len(self._names) else f"arg{i}"
+
+    def __call__(self, *args):
+        vals, sig = [], []
+        for i, a in enumerate(args):
+            if isinstance(a, (Array, np.ndarray)):
+                v = _as_value(a, input_label(i, self._name(i)))
+                vals.append(v)
+                sig.append((dt.from_numpy(v.dtype), v.ndim if self.symbolic else v.shape))
+            else:
+                sig.append(("static", a))
+        key = tuple(sig)
+        prepared = self._cache.get(key)
+        if prepared is None:
+            prepared = self._trace(args, sig)
+            self._cache[key] = prepared
+        return prepared(*vals)
+
+    def _trace(self, args, sig) -> Prepared:
+        traced, phs = [], []
+        for i, (a, s) in enumerate(zip(args, sig)):
+            if s[0] == "static":
+                traced.append(a)
+                continue
+            name = self._name(i)
+            shape = tuple(f"{name}_{k}" for k in range(s[1])) if self.symbolic else s[1]
+            ph = placeholder(shape, s[0], name=name)
+            traced.append(ph)
+            phs.append(ph)
+        prog = Program(self.fn(*traced), phs)
+        self.trace_count += 1
+        return prog.prepare(*phs) if not self.symbolic else _SymbolicPrepared(prog)
+
+
+class _SymbolicPrepared:
+    """Prepares lazily on the first call, so symbolic dims are bound by values."""
+
+    def __init__(self, prog: Program) -> None:
+        self.prog, self.prepared = prog, None
+
+    def __call__(self, *vals):
+        if self.prepared is None:
+            self.prepared = self.prog.prepare(*vals)
+        return self.prepared(*vals)
+
+
+def jit(f: Optional[Callable] = None, *, symbolic: bool = False):
+    """Trace ``f`` per input signature, compile once, run many times.
+
+    >>> import lazyarray as xp, numpy as np
+    >>> jf = xp.jit(lambda x: xp.sum(xp.sin(x) * x**2))
+    >>> round(float(jf(np.linspace(0, 2, 1000))), 6)
+    1235.325872
+    """
+    if f is None:
+        return lambda g: JitFunction(g, symbolic)
+    return JitFunction(f, symbolic)
