@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import codegen as cg
-from . import llvm
-from .ir import REDUCE, Node, Op
+from . import llvm, runtime
+from .ir import REDUCE, VIEW, Op
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 4096
@@ -25,19 +25,32 @@ MAX_ENTRIES = 4096
 
 def graph_key(nodes: list) -> tuple:
     """Structural key of a topologically ordered graph (see module doc)."""
+    return graph_keys(nodes)[0]
+
+
+def graph_keys(nodes: list) -> tuple:
+    """(structural key, binding key) of a topologically ordered graph.
+
+    The binding key adds what the meta array depends on beyond structure: the
+    shapes of buffers and the parameters of views.  Equal binding keys mean
+    equal strides and sizes, so a bound runner can be reused.
+    """
     index = {}
-    parts = []
+    parts, binding = [], []
     for i, n in enumerate(nodes):
         index[id(n)] = i
         if n.is_buffer or n.op is Op.DATA:
             parts.append((0, n.dtype, len(n.shape)))
+            binding.append(n.shape)
         elif n.op is Op.SCALAR:
             parts.append((1, n.dtype))
         else:
-            arg = n.arg if n.op in REDUCE else None
-            parts.append((n.op, n.dtype, len(n.shape), arg,
+            op = n.op
+            parts.append((op, n.dtype, len(n.shape), n.arg if op in REDUCE else None,
                           tuple(index[id(s)] for s in n.srcs)))
-    return tuple(parts)
+            if op in VIEW:
+                binding.append((n.arg, n.shape))
+    return tuple(parts), tuple(binding)
 
 
 @dataclass
@@ -72,6 +85,7 @@ class ProgramCache:
         self.lock = threading.RLock()
         self.schedules = _LRU(MAX_ENTRIES)
         self.code = _LRU(MAX_ENTRIES)
+        self.runners = _LRU(MAX_ENTRIES)
         self._inflight: dict = {}
         self.hits = self.misses = 0
         self.compile_seconds = 0.0
@@ -92,6 +106,23 @@ class ProgramCache:
         """The executable for ``nodes`` computing ``outputs``; compiles on a miss."""
         sched = self.schedule(nodes, outputs, key)
         return Executable(sched, self._code(sched.signature(), sched))
+
+    def runner(self, nodes: list, outputs: tuple, keys: tuple, env: dict) -> runtime.Runner:
+        """A bound runner for ``nodes``: reused while structure and binding key repeat."""
+        rkey = (keys, outputs)
+        with self.lock:
+            r = self.runners.get(rkey)
+        if r is None:
+            exe = self.executable(nodes, outputs, keys[0])
+            bound = runtime.bind(exe.schedule, nodes, env)
+            r = runtime.Runner(exe.compiled.cfunc, exe.schedule, bound,
+                               runtime.pack_scalars(exe.schedule, nodes))
+            with self.lock:
+                self.runners.put(rkey, r)
+        else:
+            with self.lock:
+                self.hits += 1
+        return r
 
     def _code(self, sig: tuple, sched: Schedule) -> llvm.Compiled:
         with self.lock:
@@ -133,6 +164,7 @@ class ProgramCache:
         with self.lock:
             self.schedules = _LRU(MAX_ENTRIES)
             self.code = _LRU(MAX_ENTRIES)
+            self.runners = _LRU(MAX_ENTRIES)
 
 
 PROGRAMS = ProgramCache()

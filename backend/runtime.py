@@ -6,7 +6,7 @@ allocates the buffers a program writes and makes the single foreign call.
 """
 from __future__ import annotations
 
-import struct
+import ctypes
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,19 +167,38 @@ def pack_scalars(sched: Schedule, nodes: list) -> bytes:
     return bytes(buf)
 
 
-def run(cfunc, sched: Schedule, bound: Bound, inputs: list, scalars: bytes) -> list:
-    """Run the program once: allocate its buffers and make the entry call.
+class Runner:
+    """A schedule bound to shapes with its call arguments packed: one foreign call per run.
 
-    ``inputs``: C-contiguous numpy arrays for the first ``n_inputs`` slots.
-    Returns the output arrays.
+    Safe to call from several threads at once: per-run state (buffers and the
+    pointer array) is local to the call.
     """
-    bufs = list(inputs)
-    for slot in range(sched.n_inputs, len(sched.buffers)):
-        bufs.append(np.empty(bound.shapes[slot], dtype=sched.kernels[slot - sched.n_inputs].out_dtype.np))
-    ptrs = np.fromiter((b.__array_interface__["data"][0] for b in bufs), dtype=np.uintp,
-                       count=len(bufs)) if bufs else np.zeros(1, np.uintp)
-    scal = np.frombuffer(scalars, dtype=np.uint8)
-    rc = cfunc(ptrs.ctypes.data, bound.meta.ctypes.data, scal.ctypes.data)
-    if rc:
-        raise RuntimeError(f"compiled program reported error code {rc}")
-    return [bufs[o] for o in sched.outputs]
+
+    __slots__ = ("cfunc", "ptr_type", "meta", "meta_addr", "scal", "scal_addr", "allocs",
+                 "outputs", "schedule")
+
+    def __init__(self, cfunc, sched: Schedule, bound: Bound, scalars: bytes) -> None:
+        self.cfunc = cfunc
+        self.ptr_type = ctypes.c_void_p * max(len(sched.buffers), 1)
+        self.meta = bound.meta
+        self.meta_addr = bound.meta.ctypes.data
+        self.scal = np.frombuffer(bytearray(scalars), dtype=np.uint8)
+        self.scal_addr = self.scal.ctypes.data
+        self.allocs = [(bound.shapes[slot], sched.kernels[slot - sched.n_inputs].out_dtype.np)
+                       for slot in range(sched.n_inputs, len(sched.buffers))]
+        self.outputs = sched.outputs
+        self.schedule = sched
+
+    def __call__(self, inputs: list, scalars: bytes | None = None) -> list:
+        """Run once on C-contiguous ``inputs`` (one per input slot); returns the outputs.
+
+        ``scalars`` replaces the scalar values packed at construction.
+        """
+        bufs = list(inputs)
+        bufs += [np.empty(shape, dtype) for shape, dtype in self.allocs]
+        ptrs = self.ptr_type(*[b.ctypes.data for b in bufs])
+        scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
+        rc = self.cfunc(ptrs, self.meta_addr, scal)
+        if rc:
+            raise RuntimeError(f"compiled program reported error code {rc}")
+        return [bufs[o] for o in self.outputs]

@@ -13,7 +13,7 @@ from typing import Union
 
 import numpy as np
 
-from .backend.ir import SCALAR_TYPES, ScalarType
+from .backend.ir import BY_NUMPY, SCALAR_TYPES, ScalarType
 
 DType = ScalarType
 
@@ -95,7 +95,9 @@ def check_dtype(dtype: object, what: str = "dtype") -> DType:
 
 def from_numpy(dt: np.dtype) -> DType:
     """The lazyarray dtype of a numpy dtype; TypeError for unsupported ones."""
-    from .backend.ir import BY_NUMPY
+    t = BY_NUMPY.get(dt)
+    if t is not None:
+        return t
     t = BY_NUMPY.get(np.dtype(dt).newbyteorder("="))
     if t is None:
         raise TypeError(f"unsupported dtype {np.dtype(dt)}: lazyarray supports "

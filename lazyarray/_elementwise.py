@@ -131,11 +131,15 @@ def _operands(fname: str, category: str, *xs) -> tuple:
         if not isinstance(x, Array):
             dtype = dt.scalar_dtype(x, dtype)
     _check_category(fname, category, dtype)
-    shape = broadcast_shapes(*(a._node.shape for a in arrays))
+    shape = arrays[0]._node.shape
+    if any(a._node.shape != shape for a in arrays[1:]):
+        shape = broadcast_shapes(*(a._node.shape for a in arrays))
     nodes = []
     for x in xs:
         if isinstance(x, Array):
-            nodes.append(broadcast_to(cast(x, dtype), shape)._node)
+            if x.dtype is not dtype:
+                x = cast(x, dtype)
+            nodes.append(x._node if x._node.shape == shape else broadcast_to(x, shape)._node)
         else:
             nodes.append(scalar_node(x, dtype))
     return nodes, dtype, shape

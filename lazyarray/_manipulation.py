@@ -90,10 +90,10 @@ def broadcast_to(x: Array, /, shape: tuple) -> Array:
         if not isinstance(d, (int, Dim)) or (isinstance(d, int) and d < 0):
             raise ValueError(f"broadcast_to(): invalid size {d!r} in shape {shape}")
     src = x._node.shape
-    if len(shape) < len(src) or broadcast_shapes(src, shape) != shape:
-        raise ValueError(f"broadcast_to(): cannot broadcast shape {x.shape} to {shape}")
     if src == shape:
         return Array._new(x._node)
+    if len(shape) < len(src) or broadcast_shapes(src, shape) != shape:
+        raise ValueError(f"broadcast_to(): cannot broadcast shape {x.shape} to {shape}")
     return record(Op.BROADCAST_TO, x.dtype, shape, (x._node,))
 
 

@@ -18,7 +18,7 @@ from . import _dtypes as dt
 from ._array_object import Array, data_leaf
 from ._errors import concretization_error, input_label
 from .backend import runtime
-from .backend.cache import PROGRAMS, graph_key
+from .backend.cache import PROGRAMS, graph_key, graph_keys
 from .backend.ir import Dim, Node, Op, sym, toposort
 
 ArrayOrArrays = Union[Array, Sequence[Array]]
@@ -77,12 +77,11 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
         if names:
             raise concretization_error(what, names)
         index = {id(n): i for i, n in enumerate(nodes)}
-        exe = PROGRAMS.executable(nodes, tuple(index[id(n)] for n in pending))
-        sched = exe.schedule
-        bound = runtime.bind(sched, nodes, {})
+        runner = PROGRAMS.runner(nodes, tuple(index[id(n)] for n in pending), graph_keys(nodes), {})
+        sched = runner.schedule
         inputs = [nodes[j].value for j in sched.buffers[:sched.n_inputs]]
-        outs = runtime.run(exe.compiled.cfunc, sched, bound, inputs,
-                           runtime.pack_scalars(sched, nodes))
+        scal = runtime.pack_scalars(sched, nodes) if sched.scalars else None
+        outs = runner(inputs, scal)
         for n, v in zip(pending, outs):
             n.value = v
     return [a._node.value for a in arrays]
@@ -177,9 +176,12 @@ class Program:
         then optionally values for captured constants.
         """
         specs = self._check_args(args, allow_specs=True)
-        env = self._env([s[0] for s in specs])
+        shapes = tuple(s[0] for s in specs[:len(self._placeholders)])
+        self._env(list(shapes))
         exe = PROGRAMS.executable(self._nodes, self._outputs, self._key)
-        return Prepared(self, exe, env)
+        prepared = Prepared(self, exe)
+        prepared._runner(shapes)
+        return prepared
 
     def __call__(self, *args):
         """``prepare`` (cached) and run."""
@@ -280,33 +282,41 @@ def _check_inputs(inputs) -> list:
 class Prepared:
     """A program specialised to input shapes and compiled; call it with values."""
 
-    def __init__(self, program: Program, exe, env: dict) -> None:
+    def __init__(self, program: Program, exe) -> None:
         self.program = program
-        self._exe = exe
         self._cfunc = exe.compiled.cfunc
-        self._bound: dict = {}
-        self._last = None
+        self._runners: dict = {}
+        n_ph = len(program._placeholders)
+        self._fast = (n_ph, tuple(p.dtype.np for p in program._placeholders))
 
-    def _bind(self, shapes: tuple):
-        b = self._bound.get(shapes)
-        if b is None:
+    def _runner(self, shapes: tuple) -> runtime.Runner:
+        r = self._runners.get(shapes)
+        if r is None:
             p = self.program
-            env = p._env(list(shapes))
-            b = runtime.bind(p._schedule, p._nodes, env)
-            if len(self._bound) > 64:
-                self._bound.clear()
-            self._bound[shapes] = b
-        return b
+            bound = runtime.bind(p._schedule, p._nodes, p._env(list(shapes)))
+            r = runtime.Runner(self._cfunc, p._schedule, bound, p._scalars)
+            if len(self._runners) >= 64:
+                self._runners.clear()
+            self._runners[shapes] = r
+        return r
+
+    def _values(self, args: tuple) -> list:
+        """Values per leaf input; numpy arrays of the right dtype skip conversion."""
+        n_ph, np_dtypes = self._fast
+        if len(args) == n_ph and all(type(a) is np.ndarray and a.dtype == d and a.flags.c_contiguous
+                                     for a, d in zip(args, np_dtypes)):
+            p = self.program
+            return list(args) + [leaf.value for leaf in p._leaves[n_ph:]]
+        return [s[1] for s in self.program._check_args(args, allow_specs=False)]
 
     def __call__(self, *args):
         """Run with values for the placeholders, then optionally for captured constants."""
         p = self.program
-        specs = p._check_args(args, allow_specs=False)
-        shapes = tuple(s[0] for s in specs[:len(p._placeholders)])
-        bound = self._bind(shapes)
-        inputs = [specs[k][1] for k in p._slot_leaf]
-        outs = runtime.run(self._cfunc, p._schedule, bound, inputs, p._scalars)
-        arrays = tuple(data_leaf(v) for v in outs)
+        values = self._values(args)
+        shapes = tuple(v.shape for v in values[:len(p._placeholders)])
+        runner = self._runners.get(shapes) or self._runner(shapes)
+        outs = runner([values[k] for k in p._slot_leaf])
+        arrays = tuple(map(data_leaf, outs))
         return arrays[0] if p._single else arrays
 
 
