@@ -9,6 +9,7 @@ their views share one compiled program.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -84,7 +85,10 @@ class ProgramCache:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.schedules = _LRU(MAX_ENTRIES)
-        self.code = _LRU(MAX_ENTRIES)
+        # Compiled code is never evicted: the JIT engine cannot free it, and a
+        # recompile would define the same symbol twice.  Bounding it needs an
+        # engine that releases code (robustness issue).
+        self.code: dict = {}
         self.runners = _LRU(MAX_ENTRIES)
         self._inflight: dict = {}
         self.hits = self.misses = 0
@@ -140,11 +144,12 @@ class ProgramCache:
         try:
             t0 = time.perf_counter()
             gen = llvm.codegen()
-            text = cg.ModuleBuilder("lazyarray", gen.vector_variants).build(sched)
-            compiled = gen.compile(text)
+            name = "lazyarray_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
+            text = cg.ModuleBuilder(name, gen.vector_variants).build(sched)
+            compiled = gen.compile(text, name)
             dt = time.perf_counter() - t0
             with self.lock:
-                self.code.put(sig, compiled)
+                self.code[sig] = compiled
                 self.misses += 1
                 self.compile_seconds += dt
             for cb in self.listeners:
@@ -157,13 +162,13 @@ class ProgramCache:
 
     def info(self) -> dict:
         with self.lock:
-            return {"hits": self.hits, "misses": self.misses, "entries": len(self.code.data),
+            return {"hits": self.hits, "misses": self.misses, "entries": len(self.code),
                     "compile_seconds": self.compile_seconds}
 
     def clear(self) -> None:
+        """Forget schedules and bound runners (compiled code stays in the engine)."""
         with self.lock:
             self.schedules = _LRU(MAX_ENTRIES)
-            self.code = _LRU(MAX_ENTRIES)
             self.runners = _LRU(MAX_ENTRIES)
 
 

@@ -76,8 +76,8 @@ class Codegen:
                     table[name] = found
         return table
 
-    def compile(self, ir_text: str) -> Compiled:
-        """Verify, optimise and JIT ``ir_text``; return the entry function."""
+    def compile(self, ir_text: str, entry: str) -> Compiled:
+        """Verify, optimise and JIT ``ir_text``; return its function ``entry``."""
         t0 = time.perf_counter()
         mod = llvm.parse_assembly(ir_text)
         mod.triple = self.triple
@@ -94,7 +94,7 @@ class Codegen:
         with self.lock:
             self.engine.add_module(mod)
             self.engine.finalize_object()
-            addr = self.engine.get_function_address("entry")
+            addr = self.engine.get_function_address(entry)
             self._modules.append(mod)
         t3 = time.perf_counter()
         cfunc = ENTRY_TYPE(addr)
