@@ -59,6 +59,7 @@ class ModuleBuilder:
     """Owns the llvmlite module and the declarations kernels share."""
 
     def __init__(self, name: str, vector_variants: dict | None = None) -> None:
+        self.entry = name  # the entry symbol: unique per program in the one JIT engine
         self.module = ir.Module(name=name)
         self.variants = vector_variants or {}   # libm name -> [(symbol, lanes)]
         self._decls: dict[str, ir.Function] = {}
@@ -104,7 +105,7 @@ class ModuleBuilder:
 
     def build(self, sched: Schedule) -> str:
         fns = [KernelBuilder(self, k, i).build() for i, k in enumerate(sched.kernels)]
-        entry = ir.Function(self.module, ir.FunctionType(I32, [PTR, PTR, PTR]), name="entry")
+        entry = ir.Function(self.module, ir.FunctionType(I32, [PTR, PTR, PTR]), name=self.entry)
         bufs, meta, scal = entry.args
         b = ir.IRBuilder(entry.append_basic_block("entry"))
         for k, fn in zip(sched.kernels, fns):

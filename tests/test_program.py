@@ -329,7 +329,7 @@ def test_ir_and_asm_are_inspectable():
     assert 'define i32 @"lazyarray_' in prog.lowered_ir()
     opt = prog.optimized_ir()
     assert "x double>" in opt  # the loop was vectorised
-    assert "sum" not in prog.asm() or len(prog.asm()) > 0
+    assert "ret" in prog.asm()
 
 
 def test_array_cannot_be_constructed_directly():
