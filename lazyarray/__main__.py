@@ -65,7 +65,7 @@ def tracing(x1000):
 
 
 def phases(x1000):
-    section("2. phases (first program in this process)")
+    section("2. phases (the first compile in this process)")
     _, t_init = timed(llvm.codegen)
     print(f"LLVM initialisation (once per process, on the first compile): {us(t_init)}")
     t0 = time.perf_counter()
@@ -177,8 +177,8 @@ def data_dependent_if(x1000):
 def main() -> None:
     x1000, x2000 = np.linspace(0, 2, 1000), np.linspace(0, 2, 2000)
     print(f"lazyarray {xp.__version__}: f(x) = sum(sin(x) * x**2), x = linspace(0, 2, n)")
-    prog, p = phases(x1000)
     tracing(x1000)
+    prog, p = phases(x1000)
     shape_change(prog, p, x1000, x2000)
     constant_capture(x1000)
     attached_values()
