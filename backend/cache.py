@@ -16,8 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
-from . import codegen as cg
-from . import llvm, runtime
+from . import runtime
 from .ir import REDUCE, VIEW, Op
 from .schedule import Schedule, schedule
 
@@ -59,7 +58,7 @@ class Executable:
     """A schedule with its compiled native code."""
 
     schedule: Schedule
-    compiled: llvm.Compiled
+    compiled: object  # llvm.Compiled
 
 
 class _LRU:
@@ -128,7 +127,7 @@ class ProgramCache:
                 self.hits += 1
         return r
 
-    def _code(self, sig: tuple, sched: Schedule) -> llvm.Compiled:
+    def _code(self, sig: tuple, sched: Schedule):
         with self.lock:
             hit = self.code.get(sig)
             if hit is not None:
@@ -142,6 +141,9 @@ class ProgramCache:
             ev.wait()
             return self._code(sig, sched)
         try:
+            # llvmlite is imported on the first compile: importing lazyarray stays cheap.
+            from . import codegen as cg
+            from . import llvm
             t0 = time.perf_counter()
             gen = llvm.codegen()
             name = "lazyarray_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]

@@ -348,3 +348,11 @@ def test_deep_chain_does_not_recurse():
 def test_namespace_is_recognised_by_array_api_compat():
     compat = pytest.importorskip("array_api_compat")
     assert compat.array_namespace(xp.asarray([1.0])) is xp
+
+
+def test_import_does_not_load_llvm():
+    import subprocess
+    import sys
+    code = "import sys, lazyarray; print(any(m.startswith('llvmlite') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
