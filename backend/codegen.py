@@ -6,7 +6,7 @@ Every compiled program is one module with one entry function::
 
 ``bufs`` holds one data pointer per buffer slot, ``meta`` the int64 sizes,
 offsets and strides of every kernel (see ``Kernel.meta_size``), ``scal`` one
-8-byte slot per runtime scalar.  Each kernel is an internal function taking
+16-byte slot per runtime scalar (room for complex128).  Each kernel is an internal function taking
 its buffers as ``noalias`` pointers.  No fast-math flags are used except
 ``reassoc`` on reduction accumulators (the standard leaves summation order
 open), and every operation LLVM leaves undefined (division by zero, shifts
@@ -17,7 +17,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .ir import Op, ScalarType
-from .schedule import Kernel, Schedule
+from .schedule import SCALAR_SLOT, Kernel, Schedule
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
@@ -228,7 +228,7 @@ class KernelBuilder:
                 vals.append(b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v)
             elif ins[0] == "scalar":
                 dt, s = ins[1], ins[2]
-                p = b.gep(scal, [ir.Constant(I64, 8 * s)], source_etype=I8)
+                p = b.gep(scal, [ir.Constant(I64, SCALAR_SLOT * s)], source_etype=I8)
                 v = b.load(p, typ=mem_type(dt))
                 vals.append(b.trunc(v, I1) if dt.kind == "b" else v)
             else:
@@ -376,9 +376,11 @@ def _negative(mb, b, dt, sdt, x):
 def _sign(mb, b, dt, sdt, x):
     zero = ir.Constant(x.type, 0)
     if sdt.kind == "f":
+        # +-0 -> +0 (as numpy), NaN -> NaN
         one, mone = ir.Constant(x.type, 1.0), ir.Constant(x.type, -1.0)
+        rest = b.select(b.fcmp_unordered("uno", x, x), x, ir.Constant(x.type, 0.0))
         return b.select(b.fcmp_ordered(">", x, zero), one,
-                        b.select(b.fcmp_ordered("<", x, zero), mone, x))
+                        b.select(b.fcmp_ordered("<", x, zero), mone, rest))
     if sdt.kind == "u":
         return b.zext(b.icmp_unsigned("!=", x, zero), x.type)
     pos = b.zext(b.icmp_signed(">", x, zero), x.type)
@@ -386,8 +388,20 @@ def _sign(mb, b, dt, sdt, x):
     return b.sub(pos, neg)
 
 
+def _complex_parts(b, v, sdt):
+    """(real, imag) of a complex value held as one integer of its full width."""
+    part = F32 if sdt.bits == 64 else F64
+    vec = b.bitcast(v, ir.VectorType(part, 2))
+    return b.extract_element(vec, ir.Constant(I32, 0)), b.extract_element(vec, ir.Constant(I32, 1))
+
+
 def _compare(op):
     def rule(mb, b, dt, sdt, x, y):
+        if sdt.kind == "c":  # only == and != are defined; compare the parts as floats
+            (xr, xi), (yr, yi) = _complex_parts(b, x, sdt), _complex_parts(b, y, sdt)
+            if op is Op.NOT_EQUAL:
+                return b.or_(b.fcmp_unordered("!=", xr, yr), b.fcmp_unordered("!=", xi, yi))
+            return b.and_(b.fcmp_ordered("==", xr, yr), b.fcmp_ordered("==", xi, yi))
         if sdt.kind == "f":
             if op is Op.NOT_EQUAL:
                 return b.fcmp_unordered("!=", x, y)

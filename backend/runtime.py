@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ir import Op, evaluate_dim
-from .schedule import Access, Kernel, Schedule
+from .schedule import SCALAR_SLOT, Access, Kernel, Schedule
 
 _REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN)
 
@@ -69,6 +69,13 @@ def _access_strides(a: Access, sched: Schedule, nodes, shapes):
     return off, [0 if ax is None else strides[ax] for ax in a.imap]
 
 
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _c_strides(shape) -> list:
     st, acc = [0] * len(shape), 1
     for i in range(len(shape) - 1, -1, -1):
@@ -81,6 +88,10 @@ def apply_view(v, shape, strides, off, out_shape):
     """One view op on a strided description ``(shape, strides, offset)``."""
     op = v.op
     if op is Op.RESHAPE:  # the scheduler only lets reshape see contiguous input
+        # Symbolic target sizes are only known now: a size mismatch would read out of bounds.
+        if _size(shape) != _size(out_shape):
+            raise ValueError(f"cannot reshape array of shape {tuple(shape)} into shape "
+                             f"{tuple(out_shape)}")
         return out_shape, _c_strides(out_shape), off
     if op is Op.PERMUTE_DIMS:
         return out_shape, [strides[a] for a in v.arg], off
@@ -158,12 +169,12 @@ def _coalesce(sizes, accs, store, n_out):
 
 
 def pack_scalars(sched: Schedule, nodes: list) -> bytes:
-    """The 8-byte scalar slots of a run, each value stored in its dtype."""
-    buf = bytearray(8 * max(len(sched.scalars), 1))
+    """The scalar slots of a run, each value stored in its dtype."""
+    buf = bytearray(SCALAR_SLOT * max(len(sched.scalars), 1))
     for s, j in enumerate(sched.scalars):
         n = nodes[j]
         raw = np.asarray(n.value, dtype=n.dtype.np).tobytes()
-        buf[8 * s:8 * s + len(raw)] = raw
+        buf[SCALAR_SLOT * s:SCALAR_SLOT * s + len(raw)] = raw
     return bytes(buf)
 
 

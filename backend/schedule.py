@@ -21,6 +21,7 @@ from typing import Optional
 
 from .ir import COSTLY, CONTRACT, ELEMENTWISE, REDUCE, VIEW, Node, Op, ScalarType
 
+SCALAR_SLOT = 16  # bytes per runtime scalar argument: room for a complex128
 _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
 
 

@@ -29,7 +29,7 @@ def _shape(shape: Shape, fname: str) -> tuple:
 
 
 def _leaf(value: np.ndarray) -> Array:
-    value = np.ascontiguousarray(value)
+    value = np.asarray(value, order="C")  # ascontiguousarray would make 0-d 1-d
     if not value.dtype.isnative:
         value = value.astype(value.dtype.newbyteorder("="))
     return data_leaf(value)

@@ -112,6 +112,12 @@ def scalar_node(value: Scalar, dtype: dt.DType) -> Node:
         info = np.iinfo(dtype.np)
         if not info.min <= value <= info.max:
             raise OverflowError(f"Python int {value} is out of bounds for {dtype}")
+    elif isinstance(value, int) and dtype in dt.FLOATING:
+        try:  # fail here, as numpy does, rather than when the program runs
+            float(value)
+        except OverflowError:
+            raise OverflowError(f"a Python int of {value.bit_length()} bits is too large "
+                                f"to convert to {dtype}") from None
     return Node(Op.SCALAR, dtype, (), (), None, value)
 
 
@@ -180,7 +186,8 @@ def pow(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:  # noqa
     Integer powers with negative exponents give 1 for a base of 1, +-1 for
     -1 and 0 otherwise (numpy raises; JAX gives the same as lazyarray).
     """
-    if isinstance(x1, Array) and not isinstance(x2, (Array, builtins.bool)) and x2 == 2:
+    # Not for complex 2+0j: that promotes the result to a complex dtype.
+    if isinstance(x1, Array) and type(x2) in (int, float) and x2 == 2:
         if x1.dtype in dt.REAL_NUMERIC and (isinstance(x2, int) or x1.dtype in dt.FLOATING):
             return globals()["multiply"](x1, x1)
     return _pow_general(x1, x2)
