@@ -71,8 +71,11 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     k2 = x2._node.shape[ax - len(shape) + x2.ndim] if ax - len(shape) + x2.ndim >= 0 else 1
     if isinstance(k1, int) and isinstance(k2, int) and k1 != k2:
         raise ValueError(f"vecdot(): sizes along axis {axis} differ: {k1} and {k2}")
+    # Symbolic sizes: the binding checks k1 == k2 instead of broadcasting them.
+    shape = shape[:ax] + (dim_assert_equal(k1, k1, k2),) + shape[ax + 1:]
     a, b = broadcast_to(cast(x1, d), shape), broadcast_to(cast(x2, d), shape)
-    return _sum(a * b, axis=ax)
+    # The result has the promoted dtype: sum must not widen integers to int64.
+    return _sum(a * b, axis=ax, dtype=d)
 
 
 def tensordot(x1: Array, x2: Array, /, *,
@@ -107,4 +110,4 @@ def tensordot(x1: Array, x2: Array, /, *,
     prod = broadcast_to(a, full) * broadcast_to(b, full)
     if not c1:
         return prod
-    return _sum(prod, axis=tuple(range(len(f1) + len(f2), len(full))))
+    return _sum(prod, axis=tuple(range(len(f1) + len(f2), len(full))), dtype=d)

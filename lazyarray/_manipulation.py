@@ -30,7 +30,13 @@ def normalize_axes(axis, ndim: int, fname: str) -> tuple:
     """Sorted, distinct, non-negative axes from None, an int or a sequence."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if isinstance(axis, int):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise TypeError(f"{fname}(): axis must be None, an int or a tuple of ints, "
+                        f"got {type(axis).__name__}")
     out = tuple(sorted(normalize_axis(a, ndim, fname) for a in axes))
     if len(set(out)) != len(out):
         raise ValueError(f"{fname}(): repeated axis in {axis!r}")
@@ -92,9 +98,23 @@ def broadcast_to(x: Array, /, shape: tuple) -> Array:
     src = x._node.shape
     if src == shape:
         return Array._new(x._node)
-    if len(shape) < len(src) or broadcast_shapes(src, shape) != shape:
+    if not _broadcastable(src, shape):
         raise ValueError(f"broadcast_to(): cannot broadcast shape {x.shape} to {shape}")
     return record(Op.BROADCAST_TO, x.dtype, shape, (x._node,))
+
+
+def _broadcastable(src: tuple, shape: tuple) -> bool:
+    """Whether ``src`` may broadcast to ``shape``, as far as can be told now.
+
+    Symbolic sizes (such as ``bcast(n, m)`` from broadcasting two named sizes)
+    cannot be compared structurally; the binding of the view checks them.
+    """
+    if len(shape) < len(src):
+        return False
+    for s, t in zip(src, shape[len(shape) - len(src):]):
+        if s != t and s != 1 and isinstance(s, int) and isinstance(t, int):
+            return False
+    return True
 
 
 def broadcast_arrays(*arrays: Array) -> tuple:

@@ -33,6 +33,8 @@ def _accumulator_dtype(x: Array, dtype, fname: str) -> dt.DType:
         dt.check_dtype(dtype)
         if dtype in dt.COMPLEX_FLOATING:
             raise TypeError(f"{fname}(): complex dtypes are not supported yet")
+        if dtype not in dt.REAL_NUMERIC:  # a bool accumulator would add modulo 2
+            raise TypeError(f"{fname}(): dtype must be a real numeric dtype, got {dtype}")
         return dtype
     if x.dtype in dt.SIGNED or x.dtype is dt.bool:
         return dt.int64
