@@ -12,6 +12,17 @@ program's run) the graph is compiled to native code through LLVM and run.
 from __future__ import annotations
 
 import math as _math
+import os as _os
+
+# Installed, the backend is the subpackage lazyarray.backend.  Run from a source
+# checkout (e.g. `python -m lazyarray` in the repository root, which puts this
+# folder ahead of the installed copy), it is the sibling folder backend/.
+_here = _os.path.dirname(__file__)
+if not _os.path.isdir(_os.path.join(_here, "backend")):
+    _root = _os.path.dirname(_here)
+    if _os.path.isfile(_os.path.join(_root, "backend", "ir.py")):
+        __path__.append(_root)  # noqa: F821 - the package's own __path__
+del _here
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
@@ -73,7 +84,7 @@ from ._program import (CacheInfo, JitFunction, Prepared, Program, compile, compi
 from ._array_object import _install_operators
 
 _install_operators()
-del _install_operators
+del _install_operators, _os
 
 __all__ = [
     "Array", "Device", "__array_api_version__", "__array_namespace_info__",
