@@ -118,7 +118,7 @@ class ProgramCache:
         if r is None:
             exe = self.executable(nodes, outputs, keys[0])
             bound = runtime.bind(exe.schedule, nodes, env)
-            r = runtime.Runner(exe.compiled.cfunc, exe.schedule, bound,
+            r = runtime.Runner(exe.compiled.cfuncs, exe.schedule, bound,
                                runtime.pack_scalars(exe.schedule, nodes))
             with self.lock:
                 self.runners.put(rkey, r)
@@ -148,7 +148,8 @@ class ProgramCache:
             gen = llvm.codegen()
             name = "lazyarray_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
             text = cg.ModuleBuilder(name, gen.vector_variants).build(sched)
-            compiled = gen.compile(text, name)
+            n_native = sum(1 for kind, _ in sched.stages if kind == "native")
+            compiled = gen.compile(text, name, n_native)
             dt = time.perf_counter() - t0
             with self.lock:
                 self.code[sig] = compiled

@@ -104,16 +104,24 @@ class ModuleBuilder:
         return self.declare(f"{name}.{suffix}", ty, [ty] * nargs)
 
     def build(self, sched: Schedule) -> str:
+        """The module of ``sched``: one entry function per native stage,
+        named ``<entry>_<stage number>``."""
         fns = [KernelBuilder(self, k, i).build() for i, k in enumerate(sched.kernels)]
-        entry = ir.Function(self.module, ir.FunctionType(I32, [PTR, PTR, PTR]), name=self.entry)
-        bufs, meta, scal = entry.args
-        b = ir.IRBuilder(entry.append_basic_block("entry"))
-        for k, fn in zip(sched.kernels, fns):
-            slots = _kernel_slots(k)
-            ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, s)], source_etype=PTR), typ=PTR)
-                    for s in slots]
-            b.call(fn, ptrs + [meta, scal])
-        b.ret(ir.Constant(I32, 0))
+        fnty = ir.FunctionType(I32, [PTR, PTR, PTR])
+        stage_no = 0
+        for kind, kernels in sched.stages:
+            if kind != "native":
+                continue
+            entry = ir.Function(self.module, fnty, name=f"{self.entry}_{stage_no}")
+            stage_no += 1
+            bufs, meta, scal = entry.args
+            b = ir.IRBuilder(entry.append_basic_block("entry"))
+            for i in kernels:
+                k = sched.kernels[i]
+                ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, s)], source_etype=PTR), typ=PTR)
+                        for s in _kernel_slots(k)]
+                b.call(fns[i], ptrs + [meta, scal])
+            b.ret(ir.Constant(I32, 0))
         self._keep_used()
         return str(self.module)
 

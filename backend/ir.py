@@ -203,6 +203,11 @@ class Op(enum.Enum):
     SQUEEZE = "squeeze"; BROADCAST_TO = "broadcast_to"; SLICE = "slice"
     # contraction
     MATMUL = "matmul"
+    # roots written by several kernels into one buffer
+    UPDATE = "update"        # srcs (x, value): x with a region replaced; arg: slice items
+    CONCAT = "concat"        # srcs: the parts, in order; arg: axis
+    # a function on numpy arrays, run between compiled stages; arg: an External
+    EXTERNAL = "external"
 
 
 _O = Op
@@ -225,12 +230,46 @@ ELEMENTWISE = UNARY | BINARY | TERNARY
 REDUCE = frozenset({_O.SUM, _O.PROD, _O.MAX, _O.MIN, _O.MEAN, _O.ANY, _O.ALL})
 VIEW = frozenset({_O.RESHAPE, _O.PERMUTE_DIMS, _O.EXPAND_DIMS, _O.SQUEEZE, _O.BROADCAST_TO, _O.SLICE})
 CONTRACT = frozenset({_O.MATMUL})
+MULTIPART = frozenset({_O.UPDATE, _O.CONCAT})
+# Nodes that always own a buffer (kernel roots), whatever consumes them.
+ROOT_OPS = REDUCE | CONTRACT | MULTIPART | {_O.EXTERNAL}
 # Ops that call out to libm: worth materialising rather than recomputing under a broadcast.
 COSTLY = frozenset({
     _O.SQRT, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10, _O.SIN, _O.COS, _O.TAN,
     _O.ASIN, _O.ACOS, _O.ATAN, _O.SINH, _O.COSH, _O.TANH, _O.ASINH, _O.ACOSH, _O.ATANH,
     _O.POW, _O.ATAN2, _O.HYPOT, _O.LOGADDEXP, _O.DIVIDE, _O.FLOOR_DIVIDE, _O.REMAINDER,
 })
+
+
+# --------------------------------------------------------------------------- externals
+
+class External:
+    """A function on numpy arrays that runs inside a compiled program, between
+    native stages (sorting, decompositions, FFTs).
+
+    ``name`` and ``params`` identify it in cache keys, so equal names and
+    params must mean the same computation; ``fn(*arrays, *params)`` returns an
+    array, or a tuple of which ``output`` selects one.  Nodes sharing ``name``,
+    ``params`` and inputs share one call per run.
+    """
+
+    __slots__ = ("name", "params", "fn", "output")
+
+    def __init__(self, name: str, params: tuple, fn, output: Union[int, None] = None) -> None:
+        self.name, self.params, self.fn, self.output = name, params, fn, output
+
+    def key(self) -> tuple:
+        return (self.name, self.params, self.output)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, External) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __repr__(self) -> str:
+        out = "" if self.output is None else f"[{self.output}]"
+        return f"{self.name}{out}"
 
 
 # --------------------------------------------------------------------------- nodes

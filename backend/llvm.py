@@ -25,8 +25,7 @@ _VECTOR_WIDTHS = {"avx512f": (("e", 8), ("d", 4)), "avx2": (("d", 4),)}
 class Compiled:
     """A compiled program: the entry function and how it was made."""
 
-    address: int
-    cfunc: object
+    cfuncs: list          # one entry function per native stage
     ir: str
     optimized_ir: str
     seconds: dict
@@ -76,8 +75,8 @@ class Codegen:
                     table[name] = found
         return table
 
-    def compile(self, ir_text: str, entry: str) -> Compiled:
-        """Verify, optimise and JIT ``ir_text``; return its function ``entry``."""
+    def compile(self, ir_text: str, entry: str, n_entries: int) -> Compiled:
+        """Verify, optimise and JIT ``ir_text``; return its functions ``<entry>_<i>``."""
         t0 = time.perf_counter()
         mod = llvm.parse_assembly(ir_text)
         mod.triple = self.triple
@@ -94,11 +93,10 @@ class Codegen:
         with self.lock:
             self.engine.add_module(mod)
             self.engine.finalize_object()
-            addr = self.engine.get_function_address(entry)
+            addrs = [self.engine.get_function_address(f"{entry}_{i}") for i in range(n_entries)]
             self._modules.append(mod)
         t3 = time.perf_counter()
-        cfunc = ENTRY_TYPE(addr)
-        return Compiled(addr, cfunc, ir_text, str(mod),
+        return Compiled([ENTRY_TYPE(a) for a in addrs], ir_text, str(mod),
                         {"parse": t1 - t0, "optimize": t2 - t1, "codegen": t3 - t2})
 
     def asm(self, optimized_ir: str) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ir import Op, evaluate_dim
-from .schedule import SCALAR_SLOT, Access, Kernel, Schedule
+from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
 _REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN)
 
@@ -34,17 +34,31 @@ def bind(sched: Schedule, nodes: list, env: dict) -> Bound:
     """Compute the meta array of ``sched`` for the graph ``nodes`` at sizes ``env``."""
     shapes = node_shapes(nodes, env)
     meta = np.zeros(max(sched.meta_size, 1), dtype=np.int64)
+    g = _Graph(nodes, shapes)
     for k in sched.kernels:
-        _bind_kernel(k, sched, nodes, shapes, meta)
+        _bind_kernel(k, sched, g, meta)
     return Bound(meta, [shapes[j] for j in sched.buffers])
 
 
-def _bind_kernel(k: Kernel, sched, nodes, shapes, meta) -> None:
-    sizes = [shapes[j][a] for j, a in k.iter_axes]
+class _Graph:
+    """Nodes with their concrete shapes, and each node's position."""
+
+    def __init__(self, nodes: list, shapes: list) -> None:
+        self.nodes, self.shapes = nodes, shapes
+        self._index = None
+
+    def shape_of(self, node) -> tuple:
+        if self._index is None:
+            self._index = {id(n): i for i, n in enumerate(self.nodes)}
+        return self.shapes[self._index[id(node)]]
+
+
+def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> None:
+    sizes = [g.shapes[j][a] for j, a in k.iter_axes]
     if k.reduce in _REDUCE_NEEDS_ELEMENTS and k.n_red and 0 in sizes[k.n_out:]:
         raise ValueError(f"{k.reduce.value}() of an empty axis: the reduction has no identity")
-    accs = [_access_strides(a, sched, nodes, shapes) for a in k.loads]
-    store = _access_strides(k.store, sched, nodes, shapes)
+    accs = [_access_strides(a, sched, g) for a in k.loads]
+    store = _access_strides(k.store, sched, g)
     store_full = (store[0], list(store[1]) + [0] * k.n_red)
     sizes, accs, store_full = _coalesce(sizes, accs, store_full, k.n_out)
     pos = k.meta_base
@@ -59,14 +73,35 @@ def _bind_kernel(k: Kernel, sched, nodes, shapes, meta) -> None:
     meta[pos + 1:pos + 1 + k.n_out] = store_full[1][:k.n_out]
 
 
-def _access_strides(a: Access, sched: Schedule, nodes, shapes):
+def _access_strides(a: Access, sched: Schedule, g: _Graph):
     """(offset, strides over the iteration axes) of one access, in elements."""
-    shape = shapes[sched.buffers[a.buf]]
+    shape = g.shapes[sched.buffers[a.buf]]
     strides = _c_strides(shape)
     off = 0
     for v in a.chain:
-        shape, strides, off = apply_view(nodes[v], shape, strides, off, shapes[v])
+        if type(v) is tuple:
+            shape, strides, off = _part_view(g, g.nodes[v[0]], v[1], shape, strides, off)
+        else:
+            shape, strides, off = apply_view(g.nodes[v], shape, strides, off, g.shapes[v])
     return off, [0 if ax is None else strides[ax] for ax in a.imap]
+
+
+def _part_view(g: _Graph, root, part: int, shape, strides, off):
+    """The region of a multi-part root's buffer that part ``part`` writes."""
+    if root.op is Op.UPDATE:
+        region = _slice(root.arg, shape, strides, off)
+        if tuple(region[0]) != g.shape_of(root.srcs[1]):
+            raise ValueError(f"cannot assign an array of shape {g.shape_of(root.srcs[1])} to a "
+                             f"region of shape {tuple(region[0])}")
+        return region
+    axis = root.arg
+    start = sum(g.shape_of(s)[axis] for s in root.srcs[:part])
+    src_shape = g.shape_of(root.srcs[part])
+    for ax, (n, m) in enumerate(zip(shape, src_shape)):
+        if ax != axis and n != m:
+            raise ValueError(f"concat: part {part} has shape {src_shape}, which does not match "
+                             f"{tuple(shape)} outside axis {axis}")
+    return src_shape, strides, off + start * strides[axis]
 
 
 def _size(shape) -> int:
@@ -115,12 +150,13 @@ def apply_view(v, shape, strides, off, out_shape):
             st.append(s if n == m and n != 1 else 0)
         return out_shape, st, off
     if op is Op.SLICE:
-        return _slice(v.arg, shape, strides, off, out_shape)
+        return _slice(v.arg, shape, strides, off)
     raise AssertionError(f"not a view: {op}")
 
 
-def _slice(items, shape, strides, off, out_shape):
-    st = []
+def _slice(items, shape, strides, off):
+    """Basic indexing: ('i', index) drops an axis, ('s', start, stop, step) keeps one."""
+    st, out = [], []
     for ax, it in enumerate(items):
         n, s = shape[ax], strides[ax]
         if it[0] == "i":
@@ -129,12 +165,15 @@ def _slice(items, shape, strides, off, out_shape):
                 raise IndexError(f"index {it[1]} is out of bounds for axis {ax} with size {n}")
             off += i * s
         else:
-            start, _stop, step = slice(it[1], it[2], it[3]).indices(n)
-            if len(range(start, _stop, step)):
+            start, stop, step = slice(it[1], it[2], it[3]).indices(n)
+            m = len(range(start, stop, step))
+            if m:
                 off += start * s
             st.append(s * step)
+            out.append(m)
     st.extend(strides[len(items):])
-    return out_shape, st, off
+    out.extend(shape[len(items):])
+    return tuple(out), st, off
 
 
 def _coalesce(sizes, accs, store, n_out):
@@ -179,23 +218,26 @@ def pack_scalars(sched: Schedule, nodes: list) -> bytes:
 
 
 class Runner:
-    """A schedule bound to shapes with its call arguments packed: one foreign call per run.
+    """A schedule bound to shapes with its call arguments packed: one foreign call
+    per native stage, one Python call per external step.
 
     Safe to call from several threads at once: per-run state (buffers and the
     pointer array) is local to the call.
     """
 
-    __slots__ = ("cfunc", "ptr_type", "meta", "meta_addr", "scal", "scal_addr", "allocs",
-                 "outputs", "schedule")
+    __slots__ = ("cfuncs", "steps", "ptr_type", "meta", "meta_addr", "scal", "scal_addr",
+                 "allocs", "outputs", "schedule")
 
-    def __init__(self, cfunc, sched: Schedule, bound: Bound, scalars: bytes) -> None:
-        self.cfunc = cfunc
+    def __init__(self, cfuncs: list, sched: Schedule, bound: Bound, scalars: bytes) -> None:
+        self.cfuncs = cfuncs
+        native = iter(cfuncs)
+        self.steps = [next(native) if kind == "native" else x for kind, x in sched.stages]
         self.ptr_type = ctypes.c_void_p * max(len(sched.buffers), 1)
         self.meta = bound.meta
         self.meta_addr = bound.meta.ctypes.data
         self.scal = np.frombuffer(bytearray(scalars), dtype=np.uint8)
         self.scal_addr = self.scal.ctypes.data
-        self.allocs = [(bound.shapes[slot], sched.kernels[slot - sched.n_inputs].out_dtype.np)
+        self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
                        for slot in range(sched.n_inputs, len(sched.buffers))]
         self.outputs = sched.outputs
         self.schedule = sched
@@ -209,7 +251,29 @@ class Runner:
         bufs += [np.empty(shape, dtype) for shape, dtype in self.allocs]
         ptrs = self.ptr_type(*[b.ctypes.data for b in bufs])
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
-        rc = self.cfunc(ptrs, self.meta_addr, scal)
-        if rc:
-            raise RuntimeError(f"compiled program reported error code {rc}")
+        memo: dict = {}
+        for step in self.steps:
+            if isinstance(step, ExternalStep):
+                _external(step, bufs, memo)
+                continue
+            rc = step(ptrs, self.meta_addr, scal)
+            if rc:
+                raise RuntimeError(f"compiled program reported error code {rc}")
         return [bufs[o] for o in self.outputs]
+
+
+def _external(step: ExternalStep, bufs: list, memo: dict) -> None:
+    """Run an external function on its input buffers, writing its output buffer."""
+    fn = step.fn
+    key = (fn.name, fn.params, step.inputs)
+    result = memo.get(key)
+    if result is None:
+        result = fn.fn(*[bufs[s] for s in step.inputs], *fn.params)
+        memo[key] = result
+    if fn.output is not None:
+        result = result[fn.output]
+    out = bufs[step.out]
+    result = np.asarray(result)
+    if result.shape != out.shape:
+        raise RuntimeError(f"external {fn!r} returned shape {result.shape}, expected {out.shape}")
+    np.copyto(out, result, casting="unsafe")

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .ir import COSTLY, CONTRACT, ELEMENTWISE, REDUCE, VIEW, Node, Op, ScalarType
+from .ir import (COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, VIEW, External, Node, Op,
+                 ScalarType)
 
 SCALAR_SLOT = 16  # bytes per runtime scalar argument: room for a complex128
 _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
@@ -29,7 +30,8 @@ _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
 class Access:
     """How one load or store addresses a buffer.
 
-    ``chain``: topological indices of view nodes, applied from the buffer up.
+    ``chain``: topological indices of view nodes, applied from the buffer up; a
+    store into one part of a multi-part root has ``(root index, part)`` instead.
     ``imap``: for each iteration axis, the axis of the viewed array it walks
     (``None``: the access does not move along that axis, stride 0).
     """
@@ -66,12 +68,25 @@ class Kernel:
                 self.out_dtype.name, self.meta_base)
 
 
+@dataclass(frozen=True)
+class ExternalStep:
+    """A call of an External on input buffers, writing one output buffer."""
+
+    fn: External
+    inputs: tuple                 # buffer slots
+    out: int                      # buffer slot
+
+
 @dataclass
 class Schedule:
-    """Kernels in execution order plus the program's buffer and scalar slots."""
+    """Kernels and external steps in execution order, plus the program's buffer
+    and scalar slots.  ``stages`` groups them: ``("native", [kernel numbers])``
+    runs one compiled entry function, ``("external", ExternalStep)`` one call."""
 
     kernels: list
+    stages: list
     buffers: list                 # node index per buffer slot
+    buffer_dtypes: list           # ScalarType per buffer slot
     n_inputs: int                 # buffers[:n_inputs] are leaves (bound values)
     scalars: list                 # node index per scalar slot
     outputs: list                 # buffer slot per program output
@@ -80,9 +95,9 @@ class Schedule:
 
     def signature(self) -> tuple:
         """Key of the native code: equal signatures share one compiled program."""
-        dts = tuple(k.out_dtype.name for k in self.kernels)
-        return (tuple(k.signature() for k in self.kernels), len(self.buffers),
-                self.n_inputs, len(self.scalars), self.meta_size, dts)
+        stages = tuple((kind, tuple(x) if kind == "native" else None) for kind, x in self.stages)
+        return (tuple(k.signature() for k in self.kernels), stages, len(self.buffers),
+                self.n_inputs, len(self.scalars), self.meta_size)
 
 
 def schedule(nodes: list, outputs: list) -> Schedule:
@@ -95,8 +110,7 @@ def schedule(nodes: list, outputs: list) -> Schedule:
     """
     index = {id(n): i for i, n in enumerate(nodes)}
     roots = {i for i in outputs if not _is_leafish(nodes[i])}
-    roots.update(i for i, n in enumerate(nodes)
-                 if (n.op in REDUCE or n.op in CONTRACT) and not n.is_buffer)
+    roots.update(i for i, n in enumerate(nodes) if n.op in ROOT_OPS and not n.is_buffer)
     while True:
         builders, extra = _build_all(nodes, index, roots)
         if not extra:
@@ -109,15 +123,36 @@ def _is_leafish(n: Node) -> bool:
     return n.is_buffer or n.op in (Op.DATA, Op.SCALAR)
 
 
+def _parts(n: Node) -> int:
+    """How many kernels write the buffer of root ``n`` (0 for an external call)."""
+    if n.op is Op.EXTERNAL:
+        return 0
+    if n.op is Op.UPDATE:
+        return 2  # copy the array, then write the region
+    if n.op is Op.CONCAT:
+        return len(n.srcs)
+    return 1
+
+
 def _build_all(nodes, index, roots):
-    """Build every kernel body; return the builders and nodes to materialise."""
+    """Build every kernel body; return the builders per root and nodes to materialise."""
     seen_ctx: dict[int, tuple] = {}
     extra: set[int] = set()
     builders = {}
     for r in sorted(roots):
-        b = _BodyBuilder(nodes, index, roots, r, seen_ctx, extra)
-        b.build()
-        builders[r] = b
+        n = nodes[r]
+        if n.op is Op.EXTERNAL:
+            # External functions read whole arrays: anything else is materialised first.
+            extra.update(index[id(s)] for s in n.srcs
+                         if not _is_leafish(s) and index[id(s)] not in roots)
+            builders[r] = []
+            continue
+        parts = []
+        for part in range(_parts(n)):
+            b = _BodyBuilder(nodes, index, roots, r, seen_ctx, extra, part)
+            b.build()
+            parts.append(b)
+        builders[r] = parts
     return builders, extra
 
 
@@ -130,13 +165,13 @@ class _BodyBuilder:
       ('op', Op, dtype, (src ids), srcdt)  an elementwise op; srcdt: dtype of src 0
     """
 
-    def __init__(self, nodes, index, roots, root, seen_ctx, extra):
+    def __init__(self, nodes, index, roots, root, seen_ctx, extra, part=0):
         self.nodes, self.index, self.roots, self.root = nodes, index, roots, root
-        self.seen_ctx, self.extra = seen_ctx, extra
+        self.seen_ctx, self.extra, self.part = seen_ctx, extra, part
         self.body: list = []
         self.loads: list = []
         self.memo: dict = {}
-        self.buf_of: dict = {}     # node index -> placeholder for buffer slot (node index)
+        self.store_chain: tuple = ()
 
     def build(self) -> None:
         node = self.nodes[self.root]
@@ -152,6 +187,8 @@ class _BodyBuilder:
             self.store_imap = _reduce_store_imap(node, kept)
         elif node.op in CONTRACT:
             self._build_matmul(node)
+        elif node.op is Op.UPDATE or node.op is Op.CONCAT:
+            self._build_part(node)
         else:
             ident = tuple(range(n_shape))
             self.value = self._expr(self.root, (), ident, top=True)
@@ -175,6 +212,20 @@ class _BodyBuilder:
         self.iter_axes = tuple((ia, k) for k in batch) + ((ia, r - 2), (ib, r - 1), (ia, r - 1))
         self.n_out, self.n_red, self.reduce = r, 1, Op.SUM
         self.store_imap = tuple(range(r))
+
+    def _build_part(self, node: Node) -> None:
+        """One source of a multi-part root, written through a view of its buffer."""
+        if node.op is Op.UPDATE and self.part == 0:
+            src, self.store_chain = node.srcs[0], ()
+        else:
+            src = node.srcs[1] if node.op is Op.UPDATE else node.srcs[self.part]
+            self.store_chain = ((self.root, self.part),)
+        i = self.index[id(src)]
+        ident = tuple(range(len(src.shape)))
+        self.value = self._expr(i, (), ident)
+        self.iter_axes = tuple((i, a) for a in ident)
+        self.n_out, self.n_red, self.reduce = len(ident), 0, None
+        self.store_imap = ident
 
     def _view_over_buffer(self, i: int) -> bool:
         n = self.nodes[i]
@@ -215,7 +266,7 @@ class _BodyBuilder:
                 self.extra.add(src)
             return [(src, p + (j,))]
         if n.op in ELEMENTWISE:
-            ctx = (self.root, p, imap)
+            ctx = (self.root, self.part, p, imap)
             prev = self.seen_ctx.setdefault(j, ctx)
             if prev != ctx and not is_top:
                 self.extra.add(j)
@@ -267,29 +318,50 @@ def _reduce_store_imap(node: Node, kept: tuple) -> tuple:
 
 
 def _assemble(nodes, outputs, roots, builders) -> Schedule:
-    """Number buffers and scalars, lay out the meta array, order kernels."""
+    """Number buffers and scalars, lay out the meta array, order kernels into stages."""
+    order = sorted(roots)
+    parts = [b for r in order for b in builders[r]]
     buffers: list[int] = []
     slot: dict[int, int] = {}
-    leaves = [j for r in sorted(roots) for (j, _c, _m) in builders[r].loads if j not in roots]
+    leaves = [j for b in parts for (j, _c, _m) in b.loads if j not in roots]
+    leaves += [index for r in order if nodes[r].op is Op.EXTERNAL
+               for index in (_src_indices(nodes, r)) if index not in roots]
     leaves += [o for o in outputs if o not in roots]
     for j in leaves:
         if j not in slot:
             slot[j] = len(buffers)
             buffers.append(j)
     n_inputs = len(buffers)
-    for r in sorted(roots):
+    for r in order:
         slot[r] = len(buffers)
         buffers.append(r)
-    scalars = sorted({ins[2] for b in builders.values() for ins in b.body if ins[0] == "scalar"})
+    scalars = sorted({ins[2] for b in parts for ins in b.body if ins[0] == "scalar"})
     sslot = {j: s for s, j in enumerate(scalars)}
-    kernels, base = [], 0
-    for r in sorted(roots):
-        b = builders[r]
-        body = tuple(("scalar", ins[1], sslot[ins[2]]) if ins[0] == "scalar" else ins for ins in b.body)
-        loads = tuple(Access(slot[j], c, m) for (j, c, m) in b.loads)
-        k = Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value,
-                   Access(slot[r], (), b.store_imap), nodes[r].dtype, b.iter_axes, base)
-        kernels.append(k)
-        base += k.meta_size
-    return Schedule(kernels, buffers, n_inputs, scalars, [slot[o] for o in outputs], base,
-                    frozenset(roots))
+    kernels, stages, base = [], [], 0
+    for r in order:
+        if nodes[r].op is Op.EXTERNAL:
+            ins = tuple(slot[j] for j in _src_indices(nodes, r))
+            stages.append(("external", ExternalStep(nodes[r].arg, ins, slot[r])))
+            continue
+        for b in builders[r]:
+            k = _kernel(b, slot, sslot, nodes[r].dtype, base)
+            if not stages or stages[-1][0] != "native":
+                stages.append(("native", []))
+            stages[-1][1].append(len(kernels))
+            kernels.append(k)
+            base += k.meta_size
+    dtypes = [nodes[j].dtype for j in buffers]
+    return Schedule(kernels, stages, buffers, dtypes, n_inputs, scalars,
+                    [slot[o] for o in outputs], base, frozenset(roots))
+
+
+def _src_indices(nodes, r) -> list:
+    index = {id(n): i for i, n in enumerate(nodes)}
+    return [index[id(s)] for s in nodes[r].srcs]
+
+
+def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: int) -> Kernel:
+    body = tuple(("scalar", ins[1], sslot[ins[2]]) if ins[0] == "scalar" else ins for ins in b.body)
+    loads = tuple(Access(slot[j], c, m) for (j, c, m) in b.loads)
+    store = Access(slot[b.root], b.store_chain, b.store_imap)
+    return Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value, store, dtype, b.iter_axes, base)

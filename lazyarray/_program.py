@@ -284,7 +284,7 @@ class Prepared:
 
     def __init__(self, program: Program, exe) -> None:
         self.program = program
-        self._cfunc = exe.compiled.cfunc
+        self._cfuncs = exe.compiled.cfuncs
         self._runners: dict = {}
         n_ph = len(program._placeholders)
         self._fast = (n_ph, tuple(p.dtype.np for p in program._placeholders))
@@ -294,7 +294,7 @@ class Prepared:
         if r is None:
             p = self.program
             bound = runtime.bind(p._schedule, p._nodes, p._env(list(shapes)))
-            r = runtime.Runner(self._cfunc, p._schedule, bound, p._scalars)
+            r = runtime.Runner(self._cfuncs, p._schedule, bound, p._scalars)
             if len(self._runners) >= 64:
                 self._runners.clear()
             self._runners[shapes] = r
