@@ -116,7 +116,7 @@ def schedule(nodes: list, outputs: list) -> Schedule:
         if not extra:
             break
         roots |= extra
-    return _assemble(nodes, outputs, roots, builders)
+    return _assemble(nodes, index, outputs, roots, builders)
 
 
 def _is_leafish(n: Node) -> bool:
@@ -317,15 +317,15 @@ def _reduce_store_imap(node: Node, kept: tuple) -> tuple:
     return kept  # with keepdims the kept axes keep their positions
 
 
-def _assemble(nodes, outputs, roots, builders) -> Schedule:
+def _assemble(nodes, index, outputs, roots, builders) -> Schedule:
     """Number buffers and scalars, lay out the meta array, order kernels into stages."""
     order = sorted(roots)
     parts = [b for r in order for b in builders[r]]
     buffers: list[int] = []
     slot: dict[int, int] = {}
     leaves = [j for b in parts for (j, _c, _m) in b.loads if j not in roots]
-    leaves += [index for r in order if nodes[r].op is Op.EXTERNAL
-               for index in (_src_indices(nodes, r)) if index not in roots]
+    leaves += [index[id(s)] for r in order if nodes[r].op is Op.EXTERNAL
+               for s in nodes[r].srcs if index[id(s)] not in roots]
     leaves += [o for o in outputs if o not in roots]
     for j in leaves:
         if j not in slot:
@@ -340,7 +340,7 @@ def _assemble(nodes, outputs, roots, builders) -> Schedule:
     kernels, stages, base = [], [], 0
     for r in order:
         if nodes[r].op is Op.EXTERNAL:
-            ins = tuple(slot[j] for j in _src_indices(nodes, r))
+            ins = tuple(slot[index[id(s)]] for s in nodes[r].srcs)
             stages.append(("external", ExternalStep(nodes[r].arg, ins, slot[r])))
             continue
         for b in builders[r]:
@@ -353,11 +353,6 @@ def _assemble(nodes, outputs, roots, builders) -> Schedule:
     dtypes = [nodes[j].dtype for j in buffers]
     return Schedule(kernels, stages, buffers, dtypes, n_inputs, scalars,
                     [slot[o] for o in outputs], base, frozenset(roots))
-
-
-def _src_indices(nodes, r) -> list:
-    index = {id(n): i for i, n in enumerate(nodes)}
-    return [index[id(s)] for s in nodes[r].srcs]
 
 
 def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: int) -> Kernel:
