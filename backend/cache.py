@@ -17,10 +17,16 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import runtime
-from .ir import REDUCE, VIEW, Op
+from .ir import MULTIPART, REDUCE, VIEW, Op
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 4096
+
+
+# Op parameters that change the schedule or the code go into the structural key;
+# those that only change sizes, strides and offsets go into the binding key.
+_ARG_IN_KEY = REDUCE | {Op.EXTERNAL}
+_ARG_IN_BINDING = VIEW | MULTIPART
 
 
 def graph_key(nodes: list) -> tuple:
@@ -46,9 +52,9 @@ def graph_keys(nodes: list) -> tuple:
             parts.append((1, n.dtype))
         else:
             op = n.op
-            parts.append((op, n.dtype, len(n.shape), n.arg if op in REDUCE else None,
+            parts.append((op, n.dtype, len(n.shape), n.arg if op in _ARG_IN_KEY else None,
                           tuple(index[id(s)] for s in n.srcs)))
-            if op in VIEW:
+            if op in _ARG_IN_BINDING:
                 binding.append((n.arg, n.shape))
     return tuple(parts), tuple(binding)
 

@@ -53,7 +53,7 @@ class Dim:
 
     Kinds: ``sym`` (name), ``bcast`` (a, b: numpy broadcasting of two sizes),
     ``slice`` (n, start, stop, step: ``len(range(*slice(...).indices(n)))``),
-    ``prod`` (factors), ``quot`` (total, divisor: exact division, for reshape's -1),
+    ``prod`` (factors), ``sum`` (terms), ``quot`` (total, divisor: exact division, for reshape's -1),
     ``assert_eq`` (d, a, b: the size d, once a and b are checked equal; it carries
     checks such as matmul's inner sizes into shape evaluation).
     Values are only known when a program is bound to inputs (``evaluate_dim``).
@@ -78,6 +78,8 @@ class Dim:
             return a[0]
         if self.kind == "prod":
             return "*".join(map(repr, a))
+        if self.kind == "sum":
+            return "+".join(map(repr, a))
         if self.kind == "quot":
             return f"({a[0]!r})/({a[1]!r})"
         if self.kind == "slice":
@@ -111,6 +113,8 @@ def evaluate_dim(d: DimLike, env: dict[str, int]) -> int:
         for f in a:
             r *= evaluate_dim(f, env)
         return r
+    if k == "sum":
+        return sum(evaluate_dim(f, env) for f in a)
     if k == "quot":
         t, q = evaluate_dim(a[0], env), evaluate_dim(a[1], env)
         if q == 0 or t % q:
@@ -155,6 +159,21 @@ def dim_assert_equal(d: DimLike, a: DimLike, b: DimLike) -> DimLike:
     return Dim("assert_eq", (d, a, b))
 
 
+def dim_sum(dims: Iterable[DimLike]) -> DimLike:
+    """Sum of sizes, folded to an int when every term is one."""
+    n, rest = 0, []
+    for d in dims:
+        if type(d) is int:
+            n += d
+        else:
+            rest.append(d)
+    if not rest:
+        return n
+    if n:
+        rest.append(n)
+    return rest[0] if len(rest) == 1 else Dim("sum", tuple(rest))
+
+
 def dim_broadcast(a: DimLike, b: DimLike) -> DimLike:
     """The broadcast of two sizes; symbolic when it cannot be decided now."""
     if a == b or b == 1:
@@ -184,6 +203,7 @@ class Op(enum.Enum):
     LOGICAL_NOT = "logical_not"; BITWISE_INVERT = "bitwise_invert"
     ISNAN = "isnan"; ISINF = "isinf"; ISFINITE = "isfinite"; SIGNBIT = "signbit"
     ASTYPE = "astype"
+    REAL = "real"; IMAG = "imag"; CONJ = "conj"  # complex input only (real input needs no node)
     # binary elementwise
     ADD = "add"; SUBTRACT = "subtract"; MULTIPLY = "multiply"; DIVIDE = "divide"
     FLOOR_DIVIDE = "floor_divide"; REMAINDER = "remainder"; POW = "pow"
@@ -216,7 +236,7 @@ UNARY = frozenset({
     _O.ABS, _O.NEGATIVE, _O.SIGN, _O.SQRT, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10,
     _O.SIN, _O.COS, _O.TAN, _O.ASIN, _O.ACOS, _O.ATAN, _O.SINH, _O.COSH, _O.TANH, _O.ASINH,
     _O.ACOSH, _O.ATANH, _O.CEIL, _O.FLOOR, _O.TRUNC, _O.ROUND, _O.LOGICAL_NOT, _O.BITWISE_INVERT,
-    _O.ISNAN, _O.ISINF, _O.ISFINITE, _O.SIGNBIT, _O.ASTYPE,
+    _O.ISNAN, _O.ISINF, _O.ISFINITE, _O.SIGNBIT, _O.ASTYPE, _O.REAL, _O.IMAG, _O.CONJ,
 })
 BINARY = frozenset({
     _O.ADD, _O.SUBTRACT, _O.MULTIPLY, _O.DIVIDE, _O.FLOOR_DIVIDE, _O.REMAINDER, _O.POW,

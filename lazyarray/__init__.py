@@ -52,7 +52,7 @@ from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atan
                            bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
                            bitwise_right_shift, bitwise_xor, ceil, clip, conj, copysign, cos,
                            cosh, divide, equal, exp, expm1, floor, floor_divide, greater,
-                           greater_equal, hypot, isfinite, isinf, isnan, less, less_equal, log,
+                           greater_equal, hypot, imag, isfinite, isinf, isnan, less, less_equal, log,
                            log1p, log2, log10, logaddexp, logical_and, logical_not, logical_or,
                            logical_xor, maximum, minimum, multiply, negative, nextafter,
                            not_equal, positive, pow, real, reciprocal, remainder, round, sign,
@@ -62,7 +62,7 @@ from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atan
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
 # manipulation functions
-from ._manipulation import expand_dims, permute_dims, reshape, squeeze
+from ._manipulation import concat, expand_dims, permute_dims, reshape, squeeze, stack
 
 # searching functions
 from ._searching import where
@@ -102,7 +102,8 @@ __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
     "ceil", "clip", "conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1",
-    "floor", "floor_divide", "greater", "greater_equal", "hypot", "isfinite", "isinf", "isnan",
+    "floor", "floor_divide", "greater", "greater_equal", "hypot", "imag", "isfinite", "isinf",
+    "isnan",
     "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logical_and",
     "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
     "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
@@ -110,7 +111,7 @@ __all__ = [
     # linear algebra
     "matmul", "matrix_transpose", "tensordot", "vecdot",
     # manipulation
-    "expand_dims", "permute_dims", "reshape", "squeeze",
+    "concat", "expand_dims", "permute_dims", "reshape", "squeeze", "stack",
     # searching
     "where",
     # statistical

@@ -225,6 +225,12 @@ class Array:
         from ._indexing import getitem
         return getitem(self, key)
 
+    def __setitem__(self, key, value) -> None:
+        """Functional update: this array is rebound to a new node with the region
+        replaced; arrays computed earlier from it keep the old values."""
+        from ._indexing import setitem
+        setitem(self, key, value)
+
     # ------------------------------------------------------------------ operators
     def __pos__(self) -> "Array":
         from ._elementwise import positive

@@ -11,7 +11,8 @@ import operator
 
 from ._array_object import Array, record
 from ._manipulation import expand_dims
-from .backend.ir import Dim, Op
+from . import _dtypes as dt
+from .backend.ir import Dim, Node, Op
 
 
 def _as_index(item, axis: int) -> int:
@@ -37,8 +38,8 @@ def _slice_item(s: slice, size, axis: int):
     return ("s", start, stop, step), n
 
 
-def getitem(x: Array, key) -> Array:
-    """``x[key]`` for a basic index."""
+def _parse_basic(x: Array, key) -> tuple:
+    """(items, shape without None axes, positions of None axes) of a basic index."""
     key = key if isinstance(key, tuple) else (key,)
     n_ell = sum(1 for k in key if k is Ellipsis)
     if n_ell > 1:
@@ -71,11 +72,39 @@ def getitem(x: Array, key) -> Array:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
             items.append(("i", i))
             axis += 1
+    while items and items[-1] == ("s", None, None, 1):
+        items.pop()
+    return tuple(items), tuple(shape), tuple(new_axes)
+
+
+def getitem(x: Array, key) -> Array:
+    """``x[key]`` for a basic index (a view: nothing is copied)."""
+    items, shape, new_axes = _parse_basic(x, key)
     out = x
-    if any(it[0] == "i" or it[1:] != (None, None, 1) for it in items):
-        while items and items[-1] == ("s", None, None, 1):
-            items.pop()
-        out = record(Op.SLICE, x.dtype, tuple(shape), (x._node,), tuple(items))
+    if items:
+        out = record(Op.SLICE, x.dtype, shape, (x._node,), items)
     if new_axes:
-        out = expand_dims(out, axis=tuple(new_axes))
+        out = expand_dims(out, axis=new_axes)
     return out if out is not x else Array._new(x._node)
+
+
+def setitem(x: Array, key, value) -> None:
+    """``x[key] = value`` for a basic index: ``x`` is rebound to a new node, ``x``
+    with the region replaced (other arrays computed from the old ``x`` keep it)."""
+    from ._elementwise import Scalar
+    from ._manipulation import broadcast_to, cast
+    items, shape, _ = _parse_basic(x, key)
+    if isinstance(value, Array):
+        if not dt.can_cast(value.dtype, x.dtype):
+            raise TypeError(f"cannot assign an array of dtype {value.dtype} into an array of "
+                            f"dtype {x.dtype}")
+        v = cast(value, x.dtype)
+    elif isinstance(value, (bool, int, float, complex)):
+        from ._elementwise import scalar_node
+        dt.scalar_dtype(value, x.dtype)
+        v = Array._new(scalar_node(value, x.dtype))
+    else:
+        raise TypeError(f"__setitem__ expects an Array or a Python scalar value, "
+                        f"got {type(value).__name__}")
+    v = broadcast_to(v, shape) if v._node.shape != shape else v
+    x._node = Node(Op.UPDATE, x.dtype, x._node.shape, (x._node, v._node), items)

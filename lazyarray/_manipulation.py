@@ -8,7 +8,7 @@ from typing import Optional, Sequence, Union
 
 from . import _dtypes as dt
 from ._array_object import Array, record
-from .backend.ir import Dim, Op, dim_broadcast, dim_prod
+from .backend.ir import Dim, Op, dim_broadcast, dim_prod, dim_sum
 
 
 def check_array(x: object, fname: str, arg: str = "x") -> Array:
@@ -48,12 +48,16 @@ def astype(x: Array, dtype: dt.DType, /, *, copy: bool = True, device=None) -> A
 
     Float-to-integer conversion of NaN, infinities and out-of-range values
     saturates (NaN -> 0), where the standard leaves the result unspecified.
+    Any dtype converts to a complex one (imaginary part +0); complex to a
+    real dtype raises TypeError (the standard says it should not be
+    permitted; array-api-strict refuses it too): use real() or imag().
     """
     check_array(x, "astype")
     dt.check_dtype(dtype)
     _check_device(device)
-    if x.dtype in dt.COMPLEX_FLOATING or dtype in dt.COMPLEX_FLOATING:
-        raise TypeError("complex dtypes are not supported by astype yet (see the conformance issue)")
+    if x.dtype in dt.COMPLEX_FLOATING and dtype not in dt.COMPLEX_FLOATING:
+        raise TypeError(f"astype(): cannot cast complex {x.dtype} to real {dtype}; "
+                        "take real(x) or imag(x) first")
     if x.dtype is dtype:
         return Array._new(x._node)
     return record(Op.ASTYPE, dtype, x._node.shape, (x._node,))
@@ -193,3 +197,54 @@ def squeeze(x: Array, /, axis: Union[int, tuple]) -> Array:
         return Array._new(x._node)
     shape = tuple(d for i, d in enumerate(x._node.shape) if i not in axes)
     return record(Op.SQUEEZE, x.dtype, shape, (x._node,), axes)
+
+
+def concat(arrays, /, *, axis: Optional[int] = 0) -> Array:
+    """The arrays joined along ``axis`` (flattened first when ``axis`` is None).
+
+    One buffer is written by one fused loop per part: nothing is copied twice.
+    """
+    arrays = _array_sequence(arrays, "concat")
+    dtype = dt.result_type(*arrays)
+    arrays = [cast(a, dtype) for a in arrays]
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("concat(): zero-dimensional arrays cannot be concatenated")
+    if any(a.ndim != nd for a in arrays):
+        raise ValueError(f"concat(): all arrays must have the same rank, got ranks "
+                         f"{[a.ndim for a in arrays]}")
+    axis = normalize_axis(axis, nd, "concat")
+    shape = list(arrays[0]._node.shape)
+    for a in arrays[1:]:
+        for i, (d, e) in enumerate(zip(shape, a._node.shape)):
+            if i != axis and isinstance(d, int) and isinstance(e, int) and d != e:
+                raise ValueError(f"concat(): shapes {arrays[0].shape} and {a.shape} differ "
+                                 f"outside axis {axis}")
+    shape[axis] = dim_sum(a._node.shape[axis] for a in arrays)
+    if len(arrays) == 1:
+        return arrays[0]
+    return record(Op.CONCAT, dtype, tuple(shape), tuple(a._node for a in arrays), axis)
+
+
+def stack(arrays, /, *, axis: int = 0) -> Array:
+    """The arrays (of one shape) joined along a new axis ``axis``."""
+    arrays = _array_sequence(arrays, "stack")
+    shape = arrays[0]._node.shape
+    if any(a._node.shape != shape for a in arrays[1:]):
+        raise ValueError(f"stack(): all arrays must have the same shape, got "
+                         f"{[a.shape for a in arrays]}")
+    axis = normalize_axis(axis, len(shape) + 1, "stack")
+    return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
+
+
+def _array_sequence(arrays, fname: str) -> list:
+    if isinstance(arrays, Array) or not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"{fname}() expects a list or tuple of arrays, got {type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{fname}() needs at least one array")
+    for a in arrays:
+        check_array(a, fname, "arrays")
+    return list(arrays)
