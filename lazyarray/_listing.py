@@ -15,6 +15,11 @@ import string
 
 from .backend.ir import REDUCE, Op
 
+
+def op_name(n) -> str:
+    """An op's name in listings: external functions by their own name."""
+    return repr(n.arg) if n.op is Op.EXTERNAL else n.op.value
+
 _SHORT = {"bool": "bool", "float32": "f32", "float64": "f64", "complex64": "c64",
           "complex128": "c128"}
 
@@ -72,7 +77,7 @@ def listing(nodes, placeholders, leaves, outputs) -> str:
         name = next(gen)
         names[id(n)] = name
         args = " ".join(names[id(s)] for s in n.srcs)
-        lines.append(f"    {_typed(name, n)} = {n.op.value}{_params(n)} {args}")
+        lines.append(f"    {_typed(name, n)} = {op_name(n)}{_params(n)} {args}")
     ins = " ".join(_typed(names[id(p._node)], p._node) for p in placeholders)
     consts = " ".join(_typed(names[id(c)], c) for c in leaves[len(placeholders):])
     head = "{ lambda " + ins + (" ; " + consts if consts else "") + ". let"

@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array_object import Array, data_leaf
 from ._errors import concretization_error, input_label
+from ._listing import listing, op_name
 from .backend import runtime
 from .backend.cache import PROGRAMS, graph_key, graph_keys
 from .backend.ir import Dim, Node, Op, sym, toposort
@@ -154,7 +155,7 @@ class Program:
         self.inputs = tuple(self._placeholders) + tuple(Array._new(n) for n in captured)
         index = {id(n): i for i, n in enumerate(nodes)}
         self._outputs = tuple(index[id(o._node)] for o in outs)
-        self.ops = tuple(n.op.value for n in nodes
+        self.ops = tuple(op_name(n) for n in nodes
                          if not n.is_buffer and n.op not in (Op.DATA, Op.SCALAR))
         self._key = graph_key(nodes)
         self._schedule = PROGRAMS.schedule(nodes, self._outputs, self._key)
@@ -242,7 +243,6 @@ class Program:
         return env
 
     def __repr__(self) -> str:
-        from ._listing import listing
         return listing(self._nodes, self._placeholders, self._leaves, self._outputs)
 
     def lowered_ir(self) -> str:
