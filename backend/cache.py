@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import runtime
-from .ir import MULTIPART, REDUCE, VIEW, Op
+from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Op
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 4096
@@ -25,7 +25,7 @@ MAX_ENTRIES = 4096
 
 # Op parameters that change the schedule or the code go into the structural key;
 # those that only change sizes, strides and offsets go into the binding key.
-_ARG_IN_KEY = REDUCE | {Op.EXTERNAL}
+_ARG_IN_KEY = REDUCE | ARG_REDUCE | SCAN | {Op.EXTERNAL, Op.GATHER}
 _ARG_IN_BINDING = VIEW | MULTIPART
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .ir import Op, ScalarType
+from . import complexmath as cm
+from .ir import ARG_REDUCE, SCALAR_TYPES, Op, ScalarType
 from .schedule import SCALAR_SLOT, Kernel, Schedule
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -44,14 +45,28 @@ _ICMP = {**_FCMP, Op.NOT_EQUAL: "!="}
 
 
 def reg_type(dt: ScalarType) -> ir.Type:
-    """The type of a value of ``dt`` in registers (bool is i1)."""
+    """The type of a value of ``dt`` in registers (bool is i1, complex is {re, im})."""
     if dt.kind == "f":
         return F32 if dt.bits == 32 else F64
+    if dt.kind == "c":
+        part = part_type(dt)
+        return ir.LiteralStructType([part, part])
     return ir.IntType(dt.bits)
 
 
+def part_type(dt: ScalarType) -> ir.Type:
+    """The float type of each part of a complex dtype (complex64 holds two float32)."""
+    return F32 if dt.bits == 64 else F64
+
+
+def real_dtype(dt: ScalarType) -> ScalarType:
+    """float32 for complex64, float64 for complex128."""
+    return SCALAR_TYPES["float32" if dt.bits == 64 else "float64"]
+
+
 def mem_type(dt: ScalarType) -> ir.Type:
-    """The type of an element of ``dt`` in memory (bool is one byte)."""
+    """The type of an element of ``dt`` in memory (bool is one byte; complex is numpy's
+    interleaved real, imaginary pair, aligned as its parts)."""
     return I8 if dt.kind == "b" else reg_type(dt)
 
 
@@ -99,6 +114,15 @@ class ModuleBuilder:
             self._decls[name] = fn
         return fn
 
+    def libm(self, b: ir.IRBuilder, name: str, ty: ir.Type, *args) -> ir.Value:
+        """A call of C math function ``name`` (its 'f' variant for float32)."""
+        name += "f" if ty == F32 else ""
+        call = b.call(self.declare(name, ty, [ty] * len(args)), list(args))
+        attrs = self.vector_abi(name, ty, len(args))
+        if attrs:
+            call.attributes = _RawAttrs(attrs)
+        return call
+
     def intrinsic(self, name: str, ty: ir.Type, nargs: int = 1) -> ir.Function:
         suffix = {F32: "f32", F64: "f64"}.get(ty) or f"i{ty.width}"
         return self.declare(f"{name}.{suffix}", ty, [ty] * nargs)
@@ -107,21 +131,21 @@ class ModuleBuilder:
         """The module of ``sched``: one entry function per native stage,
         named ``<entry>_<stage number>``."""
         fns = [KernelBuilder(self, k, i).build() for i, k in enumerate(sched.kernels)]
-        fnty = ir.FunctionType(I32, [PTR, PTR, PTR])
+        fnty = ir.FunctionType(I32, [PTR, PTR, PTR, PTR])
         stage_no = 0
         for kind, kernels in sched.stages:
             if kind != "native":
                 continue
             entry = ir.Function(self.module, fnty, name=f"{self.entry}_{stage_no}")
             stage_no += 1
-            bufs, meta, scal = entry.args
+            bufs, meta, scal, err = entry.args
             b = ir.IRBuilder(entry.append_basic_block("entry"))
             for i in kernels:
                 k = sched.kernels[i]
                 ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, s)], source_etype=PTR), typ=PTR)
                         for s in _kernel_slots(k)]
-                b.call(fns[i], ptrs + [meta, scal])
-            b.ret(ir.Constant(I32, 0))
+                b.call(fns[i], ptrs + [meta, scal, err])
+            b.ret(b.trunc(b.load(err, typ=I64), I32))
         self._keep_used()
         return str(self.module)
 
@@ -141,7 +165,7 @@ class KernelBuilder:
     def __init__(self, mb: ModuleBuilder, k: Kernel, index: int) -> None:
         self.mb, self.k = mb, k
         self.slots = _kernel_slots(k)
-        args = [PTR] * len(self.slots) + [PTR, PTR]
+        args = [PTR] * len(self.slots) + [PTR, PTR, PTR]  # buffers, meta, scalars, error record
         self.fn = ir.Function(mb.module, ir.FunctionType(ir.VoidType(), args), name=f"kernel{index}")
         self.fn.linkage = "internal"
         for a in self.fn.args[: len(self.slots)]:
@@ -159,12 +183,15 @@ class KernelBuilder:
         b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         r = k.n_out + k.n_red
         self.sizes = [self._meta(b, i) for i in range(r)]
-        self.acc_meta = []
+        self.acc_meta, self.dyn_meta = [], []
         pos = r
-        for _ in k.loads:
+        for a in k.loads:
             self.acc_meta.append([self._meta(b, pos + i) for i in range(r + 1)])
             pos += r + 1
-        self.store_meta = [self._meta(b, pos + i) for i in range(k.n_out + 1)]
+            self.dyn_meta.append([(self._meta(b, pos + 2 * i), self._meta(b, pos + 2 * i + 1))
+                                  for i in range(len(a.dyn))])
+            pos += 2 * len(a.dyn)
+        self.store_meta = [self._meta(b, pos + i) for i in range(r + 1)]
         offs = [m[0] for m in self.acc_meta]
         self._outer(b, 0, offs, self.store_meta[0])
         b.ret_void()
@@ -190,26 +217,46 @@ class KernelBuilder:
 
     def _reduce(self, b, offs, soff):
         k = self.k
-        vt = reg_type(self._value_dtype())
-        init = _reduce_init(k.reduce, self._value_dtype(), vt)
-        acc = self._red_loops(b, k.n_out, offs, init)
+        vdt = self._value_dtype()
+        if k.reduce in ARG_REDUCE:
+            init = [_reduce_init(Op.MAX if k.reduce is Op.ARGMAX else Op.MIN, vdt, reg_type(vdt)),
+                    ir.Constant(I64, 0)]
+            self._store(b, soff, self._red_loops(b, k.n_out, offs, init, soff)[1])
+            return
+        init = _reduce_init(k.reduce, vdt, reg_type(vdt))
+        acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
+        if k.scan:
+            return  # every step was stored
         if k.reduce is Op.MEAN:
             n = ir.Constant(I64, 1)
             for s in self.sizes[k.n_out:]:
                 n = b.mul(n, s)
-            acc = b.fdiv(acc, b.sitofp(n, vt))
+            if vdt.kind == "c":
+                nf = b.sitofp(n, part_type(vdt))
+                acc = _pack(b, *(b.fdiv(v, nf) for v in _split(b, acc)))
+            else:
+                acc = b.fdiv(acc, b.sitofp(n, reg_type(vdt)))
         self._store(b, soff, acc)
 
-    def _red_loops(self, b, axis, offs, acc):
+    def _red_loops(self, b, axis, offs, acc, soff, index=None):
+        """Loops over the reduced axes carrying the accumulator(s) ``acc``."""
         k = self.k
         if axis == k.n_out + k.n_red:
-            return _combine(self.mb, b, k.reduce, self._value_dtype(), acc, self._body(b, offs))
+            v = self._body(b, offs)
+            if k.reduce in ARG_REDUCE:
+                return _arg_combine(self.mb, b, k.reduce is Op.ARGMAX, self._value_dtype(),
+                                    acc, v, index)
+            new = _combine(self.mb, b, k.reduce, self._value_dtype(), acc[0], v)
+            if k.scan:
+                self._store(b, soff, new)
+            return [new]
 
         def step(bb, i, carried):
             noffs = [bb.add(o, bb.mul(i, m[1 + axis])) for o, m in zip(offs, self.acc_meta)]
-            return [self._red_loops(bb, axis + 1, noffs, carried[0])]
+            nsoff = bb.add(soff, bb.mul(i, self.store_meta[1 + axis])) if k.scan else soff
+            return self._red_loops(bb, axis + 1, noffs, carried, nsoff, i)
 
-        return _for(b, self.sizes[axis], [acc], step)[0]
+        return _for(b, self.sizes[axis], list(acc), step)
 
     def _value_dtype(self) -> ScalarType:
         return _ins_dtype(self.k.body[self.k.value])
@@ -222,6 +269,11 @@ class KernelBuilder:
         if dt.kind == "b":
             v = b.zext(v, I8)
         p = b.gep(self._buf(self.k.store.buf), [off], source_etype=mem_type(dt))
+        if dt.kind == "c":  # part by part: plain float stores the vectoriser can interleave
+            for i, part in enumerate(_split(b, v)):
+                b.store(part, b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, i)],
+                                    source_etype=mem_type(dt)))
+            return
         b.store(v, p)
 
     def _body(self, b, offs) -> ir.Value:
@@ -232,17 +284,73 @@ class KernelBuilder:
             if ins[0] == "load":
                 dt, j = ins[1], ins[2]
                 p = b.gep(self._buf(self.k.loads[j].buf), [offs[j]], source_etype=mem_type(dt))
+                if dt.kind == "c":
+                    vals.append(_load_complex(b, p, dt))
+                    continue
                 v = b.load(p, typ=mem_type(dt))
                 vals.append(b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v)
             elif ins[0] == "scalar":
                 dt, s = ins[1], ins[2]
                 p = b.gep(scal, [ir.Constant(I64, SCALAR_SLOT * s)], source_etype=I8)
+                if dt.kind == "c":
+                    vals.append(_load_complex(b, p, dt))
+                    continue
                 v = b.load(p, typ=mem_type(dt))
                 vals.append(b.trunc(v, I1) if dt.kind == "b" else v)
+            elif ins[0] == "gather":
+                _, dt, j, idx = ins
+                off = offs[j]
+                for (stride, size), ival, ins_i in zip(self.dyn_meta[j], (vals[i] for i in idx),
+                                                       idx):
+                    pos = self._checked_index(b, ival, _ins_dtype(self.k.body[ins_i]), size)
+                    off = b.add(off, b.mul(pos, stride))
+                p = b.gep(self._buf(self.k.loads[j].buf), [off], source_etype=mem_type(dt))
+                vals.append(self._load_value(b, p, dt))
             else:
                 _, op, dt, srcs, sdt = ins
                 vals.append(lower_op(self.mb, b, op, dt, sdt, [vals[s] for s in srcs]))
         return vals[self.k.value]
+
+    def _load_value(self, b, p, dt):
+        if dt.kind == "c":
+            return _load_complex(b, p, dt)
+        v = b.load(p, typ=mem_type(dt))
+        return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v
+
+    def _checked_index(self, b, v, dt, size):
+        """``v`` as a position in ``[0, size)``: negative values count from the end; out
+        of range records (1, index, size) in the error record and reads position 0."""
+        if dt.kind == "b":
+            v = b.zext(v, I64)
+        elif v.type.width < 64:
+            v = b.sext(v, I64) if dt.kind == "i" else b.zext(v, I64)
+        if dt.kind == "i":
+            v = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.add(v, size), v)
+        bad = b.icmp_unsigned(">=", v, size)  # also catches still-negative values
+        with b.if_then(bad, likely=False):
+            err = self.fn.args[len(self.slots) + 2]
+            orig = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.sub(v, size), v)
+            for i, val in enumerate((ir.Constant(I64, 1), orig, size)):
+                b.store(val, b.gep(err, [ir.Constant(I64, i)], source_etype=I64))
+        return b.select(bad, ir.Constant(I64, 0), v)
+
+
+def _load_complex(b: ir.IRBuilder, p: ir.Value, dt: ScalarType) -> ir.Value:
+    """The complex at ``p``: real part then imaginary part, as numpy lays them out."""
+    st = mem_type(dt)
+    parts = [b.load(b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, i)], source_etype=st),
+                    typ=part_type(dt)) for i in (0, 1)]
+    return _pack(b, *parts)
+
+
+def _split(b: ir.IRBuilder, v: ir.Value) -> tuple:
+    """(real, imag) of a complex register value."""
+    return b.extract_value(v, 0), b.extract_value(v, 1)
+
+
+def _pack(b: ir.IRBuilder, re: ir.Value, im: ir.Value) -> ir.Value:
+    st = ir.LiteralStructType([re.type, re.type])
+    return b.insert_value(b.insert_value(ir.Constant(st, ir.Undefined), re, 0), im, 1)
 
 
 def _ins_dtype(ins: tuple) -> ScalarType:
@@ -284,6 +392,10 @@ def _for(b: ir.IRBuilder, n: ir.Value, init: list, step) -> list:
 # --------------------------------------------------------------------------- reductions
 
 def _reduce_init(op: Op, dt: ScalarType, ty: ir.Type) -> ir.Value:
+    if dt.kind == "c":  # sum, mean: 0 + 0j; prod: 1 + 0j
+        part = part_type(dt)
+        one = 1.0 if op is Op.PROD else 0.0
+        return ir.Constant(ty, [ir.Constant(part, one), ir.Constant(part, 0.0)])
     if op in (Op.SUM, Op.MEAN, Op.ANY):
         return ir.Constant(ty, 0.0 if dt.kind == "f" else 0)
     if op in (Op.PROD, Op.ALL):
@@ -297,6 +409,12 @@ def _reduce_init(op: Op, dt: ScalarType, ty: ir.Type) -> ir.Value:
 
 
 def _combine(mb, b, op, dt, acc, v):
+    if dt.kind == "c":
+        (ar, ai), (vr, vi) = _split(b, acc), _split(b, v)
+        if op is Op.PROD:  # the textbook product, as multiply
+            m = cm.Math(mb, b, ar.type)
+            return _pack(b, *(x.v for x in cm.mul(m, *(cm.Real(m, u) for u in (ar, ai, vr, vi)))))
+        return _pack(b, b.fadd(ar, vr, flags=("reassoc",)), b.fadd(ai, vi, flags=("reassoc",)))
     f = dt.kind == "f"
     if op in (Op.SUM, Op.MEAN):
         return b.fadd(acc, v, flags=("reassoc",)) if f else b.add(acc, v)
@@ -307,6 +425,20 @@ def _combine(mb, b, op, dt, acc, v):
     if op is Op.ALL:
         return b.and_(acc, v)
     return _minmax(mb, b, op is Op.MAX, dt, acc, v)
+
+
+def _arg_combine(mb, b, is_max, dt, acc, v, index):
+    """(best value, its index): the first maximum (minimum); the first NaN wins."""
+    best, at = acc
+    if dt.kind == "f":
+        better = b.fcmp_ordered(">" if is_max else "<", v, best)
+        nan_first = b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_ordered("ord", best, best))
+        better = b.or_(better, nan_first)
+    elif dt.kind == "i":
+        better = b.icmp_signed(">" if is_max else "<", v, best)
+    else:
+        better = b.icmp_unsigned(">" if is_max else "<", v, best)
+    return [b.select(better, v, best), b.select(better, index, at)]
 
 
 def _minmax(mb, b, is_max, dt, x, y):
@@ -322,20 +454,14 @@ def _minmax(mb, b, is_max, dt, x, y):
 def lower_op(mb: ModuleBuilder, b: ir.IRBuilder, op: Op, dt: ScalarType, sdt: ScalarType,
              args: list) -> ir.Value:
     """One elementwise op on register values; ``sdt`` is the first operand's dtype."""
-    rule = _RULES.get(op)
+    rule = (_CRULES if "c" in (sdt.kind, dt.kind) else _RULES).get(op)
     if rule is None:
-        raise AssertionError(f"no lowering rule for {op}")
+        raise AssertionError(f"no lowering rule for {op} on {sdt} -> {dt}")
     return rule(mb, b, dt, sdt, *args)
 
 
 def _libm(mb, b, op, ty, *args):
-    name = LIBM[op] + ("f" if ty == F32 else "")
-    fn = mb.declare(name, ty, [ty] * len(args))
-    call = b.call(fn, list(args))
-    attrs = mb.vector_abi(name, ty, len(args))
-    if attrs:
-        call.attributes = _RawAttrs(attrs)
-    return call
+    return mb.libm(b, LIBM[op], ty, *args)
 
 
 class _RawAttrs(tuple):
@@ -396,17 +522,10 @@ def _sign(mb, b, dt, sdt, x):
     return b.sub(pos, neg)
 
 
-def _complex_parts(b, v, sdt):
-    """(real, imag) of a complex value held as one integer of its full width."""
-    part = F32 if sdt.bits == 64 else F64
-    vec = b.bitcast(v, ir.VectorType(part, 2))
-    return b.extract_element(vec, ir.Constant(I32, 0)), b.extract_element(vec, ir.Constant(I32, 1))
-
-
 def _compare(op):
     def rule(mb, b, dt, sdt, x, y):
         if sdt.kind == "c":  # only == and != are defined; compare the parts as floats
-            (xr, xi), (yr, yi) = _complex_parts(b, x, sdt), _complex_parts(b, y, sdt)
+            (xr, xi), (yr, yi) = _split(b, x), _split(b, y)
             if op is Op.NOT_EQUAL:
                 return b.or_(b.fcmp_unordered("!=", xr, yr), b.fcmp_unordered("!=", xi, yi))
             return b.and_(b.fcmp_ordered("==", xr, yr), b.fcmp_ordered("==", xi, yi))
@@ -445,7 +564,14 @@ def _int_div_parts(b, sdt, x, y):
 
 def _floor_divide(mb, b, dt, sdt, x, y):
     if sdt.kind == "f":
-        return _float_divmod(mb, b, x, y)[0]
+        # With an infinite operand the standard asks for floor(x / y) (inf // 2 is
+        # inf, 1 // -inf is -0), where numpy's divmod gives NaN or -1.
+        inf = ir.Constant(x.type, float("inf"))
+        fabs = mb.intrinsic("llvm.fabs", x.type)
+        any_inf = b.or_(b.fcmp_ordered("==", b.call(fabs, [x]), inf),
+                        b.fcmp_ordered("==", b.call(fabs, [y]), inf))
+        plain = b.call(mb.intrinsic("llvm.floor", x.type), [b.fdiv(x, y)])
+        return b.select(any_inf, plain, _float_divmod(mb, b, x, y)[0])
     q, r, _ = _int_div_parts(b, sdt, x, y)
     if sdt.kind != "i":
         return q
@@ -690,3 +816,83 @@ _RULES.update({op: _compare(op) for op in (*_FCMP, Op.NOT_EQUAL)})
 _RULES.update({op: _float_intrinsic(op) for op in FLOAT_INTRINSIC})
 _RULES.update({op: _unary_libm(op) for op in LIBM if op not in _RULES
                and op not in (Op.ATAN2, Op.HYPOT, Op.NEXTAFTER, Op.POW)})
+
+
+# --------------------------------------------------------------------------- complex ops
+# Each complex value is a {re, im} struct; the math itself lives in complexmath.
+
+def _parts(mb, b, sdt, *vals):
+    """A complexmath context and the parts of each complex operand as its Reals."""
+    m = cm.Math(mb, b, part_type(sdt))
+    return m, [cm.Real(m, p) for v in vals for p in _split(b, v)]
+
+
+def _complex_fn(fn):
+    """Rule from a complexmath function of the operands' parts returning (re, im)."""
+    def rule(mb, b, dt, sdt, *args):
+        m, parts = _parts(mb, b, sdt, *args)
+        re, im = fn(m, *parts)
+        return _pack(b, m.val(re), m.val(im))
+    return rule
+
+
+def _complex_pred(fn):
+    """Rule for a complex -> bool (or -> real) function of the parts."""
+    def rule(mb, b, dt, sdt, x):
+        m, parts = _parts(mb, b, sdt, x)
+        return fn(m, *parts).v
+    return rule
+
+
+def _complex_where(mb, b, dt, sdt, c, x, y):
+    (xr, xi), (yr, yi) = _split(b, x), _split(b, y)
+    return _pack(b, b.select(c, xr, yr), b.select(c, xi, yi))
+
+
+def _complex_astype(mb, b, dt, sdt, x):
+    """Casts to, from and between complex dtypes.
+
+    Real -> complex converts to the part's float type with a +0 imaginary
+    part; complex -> bool is true when either part is non-zero (NaN counts);
+    complex -> other real dtypes take the real part (numpy's choice; the
+    front end's astype refuses them, as array-api-strict does).
+    """
+    if sdt.kind == "c" and dt.kind == "c":
+        if dt is sdt:
+            return x
+        conv = b.fpext if dt.bits > sdt.bits else b.fptrunc
+        return _pack(b, *(conv(v, part_type(dt)) for v in _split(b, x)))
+    if sdt.kind == "c":
+        re, im = _split(b, x)
+        if dt.kind == "b":
+            zero = ir.Constant(re.type, 0.0)
+            return b.or_(b.fcmp_unordered("!=", re, zero), b.fcmp_unordered("!=", im, zero))
+        return _astype(mb, b, dt, real_dtype(sdt), re)
+    re = _astype(mb, b, real_dtype(dt), sdt, x)
+    return _pack(b, re, ir.Constant(re.type, 0.0))
+
+
+_CRULES = {
+    Op.ADD: _complex_fn(lambda m, a, b, c, d: (a + c, b + d)),
+    Op.SUBTRACT: _complex_fn(lambda m, a, b, c, d: (a - c, b - d)),
+    Op.MULTIPLY: _complex_fn(cm.mul),
+    Op.DIVIDE: _complex_fn(cm.div),
+    Op.POW: _complex_fn(cm.pow),
+    Op.NEGATIVE: _complex_fn(lambda m, a, b: (-a, -b)),
+    Op.CONJ: _complex_fn(lambda m, a, b: (a, -b)),
+    Op.ROUND: _complex_fn(lambda m, a, b: (m.roundeven(a), m.roundeven(b))),
+    Op.SIGN: _complex_fn(cm.sign),
+    Op.REAL: _complex_pred(lambda m, a, b: a),
+    Op.IMAG: _complex_pred(lambda m, a, b: b),
+    Op.ABS: _complex_pred(lambda m, a, b: m.hypot(a, b)),
+    Op.ISNAN: _complex_pred(lambda m, a, b: m.isnan(a) | m.isnan(b)),
+    Op.ISINF: _complex_pred(lambda m, a, b: m.isinf(a) | m.isinf(b)),
+    Op.ISFINITE: _complex_pred(lambda m, a, b: m.isfinite(a) & m.isfinite(b)),
+    Op.EQUAL: _compare(Op.EQUAL),
+    Op.NOT_EQUAL: _compare(Op.NOT_EQUAL),
+    Op.WHERE: _complex_where,
+    Op.ASTYPE: _complex_astype,
+}
+_CRULES.update({op: _complex_fn(getattr(cm, op.value)) for op in (
+    Op.SQRT, Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN,
+    Op.SINH, Op.COSH, Op.TANH, Op.ASIN, Op.ACOS, Op.ATAN, Op.ASINH, Op.ACOSH, Op.ATANH)})

@@ -127,7 +127,7 @@ class Math:
         return Real(self, self.b.select(p.v, self.val(x), self.val(y)))
 
     def csel(self, p: Pred, z: tuple, w: tuple) -> tuple:
-        return self.sel(p, z[0], w[0]), self.sel(p, z[1], w[1])
+        return tuple(self.sel(p, u, v) for u, v in zip(z, w))
 
     def call(self, name: str, *args) -> Real:
         return Real(self, self.mb.libm(self.b, name, self.ty, *[self.val(a) for a in args]))
@@ -141,6 +141,7 @@ class Math:
     def copysign(self, x, y) -> Real: return self._intr("llvm.copysign", x, y)
     def roundeven(self, x) -> Real: return self._intr("llvm.roundeven", x)
     def floor(self, x) -> Real: return self._intr("llvm.floor", x)
+    def fma(self, x, y, z) -> Real: return self._intr("llvm.fma", x, y, z)
 
     def isnan(self, x: Real) -> Pred:
         return Pred(self, self.b.fcmp_unordered("uno", x.v, x.v))
@@ -172,9 +173,18 @@ def first(m: Math, default: tuple, *cases) -> tuple:
 
 # --------------------------------------------------------------------------- arithmetic
 
-def mul(m: Math, a, b, c, d) -> tuple:
-    """Textbook product, as the standard specifies for finite operands (and numpy computes)."""
+def mul_plain(m: Math, a, b, c, d) -> tuple:
+    """The textbook product with plain rounding (numpy's scalar ``cmul``, used by its power)."""
     return a * c - b * d, a * d + b * c
+
+
+def mul(m: Math, a, b, c, d) -> tuple:
+    """The textbook product with one rounding less per part (as numpy's FMA loops).
+
+    ``ac - bd`` and ``ad + bc`` are each formed with a fused multiply-add, so
+    cancellation (as in z * conj(z)-like products) keeps its accuracy.
+    """
+    return m.fma(a, c, -(b * d)), m.fma(a, d, b * c)
 
 
 def div(m: Math, a, b, c, d) -> tuple:
@@ -191,12 +201,20 @@ def div(m: Math, a, b, c, d) -> tuple:
 
 
 def sign(m: Math, a, b) -> tuple:
-    """``z/|z|``; 0 for 0; NaN if either part is NaN (the standard's rules)."""
-    h = m.hypot(a, b)
+    """``z/|z|``; 0 for 0; NaN if either part is NaN (the standard's rules).
+
+    Huge and tiny z are scaled by a power of two first, so |z| neither
+    overflows nor loses bits to subnormals (numpy gives 0 + 1j for 1e308 + 1e308j).
+    """
+    am = m.fabs(a)
+    am = m.sel(am > m.fabs(b), am, m.fabs(b))
+    k = m.sel(am > m.p.max / 4, 0.25, m.sel(am < m.p.min * 2.0 ** m.p.mant, 2.0 ** m.p.mant, 1.0))
+    x, y = a * k, b * k
+    h = m.hypot(x, y)
     one_a = m.sel(a > 0, 1.0, -1.0)
     one_b = m.sel(b > 0, 1.0, -1.0)
     nan = (NAN, NAN)
-    return first(m, (a / h, b / h),
+    return first(m, (x / h, y / h),
                  (m.isnan(a) | m.isnan(b), nan),        # standard: NaN in either part
                  (m.isinf(a) & m.isinf(b), nan),        # as numpy
                  (m.isinf(a), (one_a, m.real(0.0))),    # as numpy: +-1 + 0j
@@ -535,7 +553,7 @@ def pow(m: Math, a, b, c, d) -> tuple:  # noqa: A001
     inv = div(m, m.real(1.0), m.real(0.0), *ints)
     ints = m.csel(c < 0, inv, ints)
     n_int = (d == 0) & (c > -100.0) & (c < 100.0) & (m.roundeven(c) == c)
-    sq = mul(m, a, b, a, b)
+    sq = mul_plain(m, a, b, a, b)
     zero_base = (a == 0) & (b == 0)
     return first(m, general,
                  ((c == 0) & (d == 0), one),
@@ -543,7 +561,7 @@ def pow(m: Math, a, b, c, d) -> tuple:  # noqa: A001
                  (zero_base, (m.real(NAN), m.real(NAN))),
                  (n_int & (c == 1.0), z),
                  (n_int & (c == 2.0), sq),
-                 (n_int & (c == 3.0), mul(m, a, b, *sq)),
+                 (n_int & (c == 3.0), mul_plain(m, a, b, *sq)),
                  (n_int, ints))
 
 
@@ -553,7 +571,7 @@ def _int_power(m: Math, z: tuple, n: Real) -> tuple:
     p = z
     for _ in range(7):
         half = m.floor(n * 0.5)
-        acc = m.csel(n - 2.0 * half == 1.0, mul(m, *acc, *p), acc)
-        p = mul(m, *p, *p)
+        acc = m.csel(n - 2.0 * half == 1.0, mul_plain(m, *acc, *p), acc)
+        p = mul_plain(m, *p, *p)
         n = half
     return acc

@@ -53,7 +53,7 @@ class Dim:
 
     Kinds: ``sym`` (name), ``bcast`` (a, b: numpy broadcasting of two sizes),
     ``slice`` (n, start, stop, step: ``len(range(*slice(...).indices(n)))``),
-    ``prod`` (factors), ``sum`` (terms), ``quot`` (total, divisor: exact division, for reshape's -1),
+    ``prod`` (factors), ``sum`` (terms), ``min`` (terms), ``quot`` (total, divisor: exact division, for reshape's -1),
     ``assert_eq`` (d, a, b: the size d, once a and b are checked equal; it carries
     checks such as matmul's inner sizes into shape evaluation).
     Values are only known when a program is bound to inputs (``evaluate_dim``).
@@ -79,7 +79,9 @@ class Dim:
         if self.kind == "prod":
             return "*".join(map(repr, a))
         if self.kind == "sum":
-            return "+".join(map(repr, a))
+            return "+".join(map(repr, a)).replace("+-", "-")
+        if self.kind == "min":
+            return f"min({', '.join(map(repr, a))})"
         if self.kind == "quot":
             return f"({a[0]!r})/({a[1]!r})"
         if self.kind == "slice":
@@ -115,6 +117,8 @@ def evaluate_dim(d: DimLike, env: dict[str, int]) -> int:
         return r
     if k == "sum":
         return sum(evaluate_dim(f, env) for f in a)
+    if k == "min":
+        return min(evaluate_dim(f, env) for f in a)
     if k == "quot":
         t, q = evaluate_dim(a[0], env), evaluate_dim(a[1], env)
         if q == 0 or t % q:
@@ -174,6 +178,15 @@ def dim_sum(dims: Iterable[DimLike]) -> DimLike:
     return rest[0] if len(rest) == 1 else Dim("sum", tuple(rest))
 
 
+def dim_min(a: DimLike, b: DimLike) -> DimLike:
+    """The smaller of two sizes; symbolic unless both are known or equal."""
+    if a == b:
+        return a
+    if type(a) is int and type(b) is int:
+        return min(a, b)
+    return Dim("min", (a, b))
+
+
 def dim_broadcast(a: DimLike, b: DimLike) -> DimLike:
     """The broadcast of two sizes; symbolic when it cannot be decided now."""
     if a == b or b == 1:
@@ -228,6 +241,13 @@ class Op(enum.Enum):
     CONCAT = "concat"        # srcs: the parts, in order; arg: axis
     # a function on numpy arrays, run between compiled stages; arg: an External
     EXTERNAL = "external"
+    # index-carrying reductions over one axis (arg: ((axis,), keepdims)); int64 result
+    ARGMAX = "argmax"; ARGMIN = "argmin"
+    # inclusive scans along one axis (arg: axis)
+    CUMULATIVE_SUM = "cumulative_sum"; CUMULATIVE_PROD = "cumulative_prod"
+    # srcs (x, index arrays...): x read at data-dependent positions; the index arrays
+    # have the output's shape. arg: (gathered axes of x, output axis of each other axis)
+    GATHER = "gather"
 
 
 _O = Op
@@ -251,8 +271,10 @@ REDUCE = frozenset({_O.SUM, _O.PROD, _O.MAX, _O.MIN, _O.MEAN, _O.ANY, _O.ALL})
 VIEW = frozenset({_O.RESHAPE, _O.PERMUTE_DIMS, _O.EXPAND_DIMS, _O.SQUEEZE, _O.BROADCAST_TO, _O.SLICE})
 CONTRACT = frozenset({_O.MATMUL})
 MULTIPART = frozenset({_O.UPDATE, _O.CONCAT})
+ARG_REDUCE = frozenset({_O.ARGMAX, _O.ARGMIN})
+SCAN = frozenset({_O.CUMULATIVE_SUM, _O.CUMULATIVE_PROD})
 # Nodes that always own a buffer (kernel roots), whatever consumes them.
-ROOT_OPS = REDUCE | CONTRACT | MULTIPART | {_O.EXTERNAL}
+ROOT_OPS = REDUCE | CONTRACT | MULTIPART | ARG_REDUCE | SCAN | {_O.EXTERNAL}
 # Ops that call out to libm: worth materialising rather than recomputing under a broadcast.
 COSTLY = frozenset({
     _O.SQRT, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10, _O.SIN, _O.COS, _O.TAN,

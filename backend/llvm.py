@@ -104,7 +104,9 @@ class Codegen:
         return self.tm.emit_assembly(mod)
 
 
-ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+# entry(buffer pointers, meta, scalars, error record) -> error code
+ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                              ctypes.c_void_p)
 
 _codegen: Codegen | None = None
 _init_lock = threading.Lock()

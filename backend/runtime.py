@@ -57,24 +57,28 @@ def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> None:
     sizes = [g.shapes[j][a] for j, a in k.iter_axes]
     if k.reduce in _REDUCE_NEEDS_ELEMENTS and k.n_red and 0 in sizes[k.n_out:]:
         raise ValueError(f"{k.reduce.value}() of an empty axis: the reduction has no identity")
-    accs = [_access_strides(a, sched, g) for a in k.loads]
-    store = _access_strides(k.store, sched, g)
-    store_full = (store[0], list(store[1]) + [0] * k.n_red)
-    sizes, accs, store_full = _coalesce(sizes, accs, store_full, k.n_out)
-    pos = k.meta_base
     r = len(sizes)
+    loads = [_access_strides(a, sched, g) for a in k.loads]
+    soff, sst, _ = _access_strides(k.store, sched, g)
+    store = (soff, list(sst) + [0] * (r - len(sst)))  # a reduction's store does not move
+    sizes, accs, store = _coalesce(sizes, [(o, st) for o, st, _ in loads], store, k.n_out)
+    pos = k.meta_base
     meta[pos:pos + r] = sizes
     pos += r
-    for off, st in accs:
+    for (off, st), (_, _, dyn) in zip(accs, loads):
         meta[pos] = off
         meta[pos + 1:pos + 1 + r] = st
         pos += r + 1
-    meta[pos] = store_full[0]
-    meta[pos + 1:pos + 1 + k.n_out] = store_full[1][:k.n_out]
+        for stride, size in dyn:
+            meta[pos], meta[pos + 1] = stride, size
+            pos += 2
+    meta[pos] = store[0]
+    meta[pos + 1:pos + 1 + r] = store[1]
 
 
 def _access_strides(a: Access, sched: Schedule, g: _Graph):
-    """(offset, strides over the iteration axes) of one access, in elements."""
+    """(offset, strides over the iteration axes, [(stride, size) per data-indexed
+    axis]) of one access, in elements."""
     shape = g.shapes[sched.buffers[a.buf]]
     strides = _c_strides(shape)
     off = 0
@@ -83,7 +87,8 @@ def _access_strides(a: Access, sched: Schedule, g: _Graph):
             shape, strides, off = _part_view(g, g.nodes[v[0]], v[1], shape, strides, off)
         else:
             shape, strides, off = apply_view(g.nodes[v], shape, strides, off, g.shapes[v])
-    return off, [0 if ax is None else strides[ax] for ax in a.imap]
+    it = [0 if ax is None else strides[ax] for ax in a.imap]
+    return off, it, [(strides[ax], shape[ax]) for ax in a.dyn]
 
 
 def _part_view(g: _Graph, root, part: int, shape, strides, off):
@@ -251,15 +256,22 @@ class Runner:
         bufs += [np.empty(shape, dtype) for shape, dtype in self.allocs]
         ptrs = self.ptr_type(*[b.ctypes.data for b in bufs])
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
+        err = (ctypes.c_int64 * 3)()
         memo: dict = {}
         for step in self.steps:
             if isinstance(step, ExternalStep):
                 _external(step, bufs, memo)
-                continue
-            rc = step(ptrs, self.meta_addr, scal)
-            if rc:
-                raise RuntimeError(f"compiled program reported error code {rc}")
+            elif step(ptrs, self.meta_addr, scal, err):
+                raise _error(err)
         return [bufs[o] for o in self.outputs]
+
+
+def _error(err) -> Exception:
+    """The exception for an error record a kernel filled in (code, value, bound)."""
+    code, value, bound = err
+    if code == 1:
+        return IndexError(f"index {value} is out of bounds for an axis of size {bound}")
+    return RuntimeError(f"compiled program reported error code {code}")
 
 
 def _external(step: ExternalStep, bufs: list, memo: dict) -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .ir import (COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, VIEW, External, Node, Op,
-                 ScalarType)
+from .ir import (ARG_REDUCE, COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, SCAN, VIEW,
+                 External, Node, Op, ScalarType)
 
 SCALAR_SLOT = 16  # bytes per runtime scalar argument: room for a complex128
 _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
@@ -39,6 +39,7 @@ class Access:
     buf: int
     chain: tuple
     imap: tuple
+    dyn: tuple = ()   # axes of the viewed array indexed by data (gathers)
 
 
 @dataclass(frozen=True)
@@ -55,16 +56,19 @@ class Kernel:
     out_dtype: ScalarType
     iter_axes: tuple              # (node index, axis) giving each iteration size
     meta_base: int                # first slot of this kernel in the meta array
+    scan: bool = False            # store the running reduction at every step
 
     @property
     def meta_size(self) -> int:
+        """Sizes, then per load: offset, strides, (stride, size) per data-indexed
+        axis; then the store's offset and strides (over every iteration axis)."""
         r = self.n_out + self.n_red
-        return r + len(self.loads) * (r + 1) + (self.n_out + 1)
+        return r + sum(r + 1 + 2 * len(a.dyn) for a in self.loads) + (r + 1)
 
     def signature(self) -> tuple:
         """What the generated code depends on (no node indices, no view chains)."""
-        return (self.n_out, self.n_red, self.reduce, self.body,
-                tuple(a.buf for a in self.loads), self.value, self.store.buf,
+        return (self.n_out, self.n_red, self.reduce, self.scan, self.body,
+                tuple((a.buf, len(a.dyn)) for a in self.loads), self.value, self.store.buf,
                 self.out_dtype.name, self.meta_base)
 
 
@@ -163,6 +167,7 @@ class _BodyBuilder:
       ('load', dtype, load_no)             element of a buffer through an Access
       ('scalar', dtype, node_index)        a runtime scalar argument
       ('op', Op, dtype, (src ids), srcdt)  an elementwise op; srcdt: dtype of src 0
+      ('gather', dtype, load_no, (index ids))  a buffer element at data-given positions
     """
 
     def __init__(self, nodes, index, roots, root, seen_ctx, extra, part=0):
@@ -172,11 +177,23 @@ class _BodyBuilder:
         self.loads: list = []
         self.memo: dict = {}
         self.store_chain: tuple = ()
+        self.scan = False
 
     def build(self) -> None:
         node = self.nodes[self.root]
         n_shape = len(node.shape)
-        if node.op in REDUCE:
+        if node.op in SCAN:
+            src = node.srcs[0]
+            axis = node.arg
+            kept = tuple(a for a in range(len(src.shape)) if a != axis)
+            self.imap = kept + (axis,)
+            self.value = self._expr(self.index[id(src)], (), self.imap)
+            self.iter_axes = tuple((self.index[id(src)], a) for a in self.imap)
+            self.n_out, self.n_red = len(kept), 1
+            self.reduce = Op.SUM if node.op is Op.CUMULATIVE_SUM else Op.PROD
+            self.scan = True
+            self.store_imap = self.imap
+        elif node.op in REDUCE or node.op in ARG_REDUCE:
             src = node.srcs[0]
             axes, _keep = node.arg
             kept = tuple(a for a in range(len(src.shape)) if a not in axes)
@@ -265,6 +282,13 @@ class _BodyBuilder:
             if self._must_materialize_view_src(n):
                 self.extra.add(src)
             return [(src, p + (j,))]
+        if n.op is Op.GATHER:
+            if p:  # views above a gather would need index arithmetic on its output
+                self.extra.add(j)
+                return []
+            if self._gather_source(n) is None:
+                return []  # its source is being materialised: this pass is redone
+            return [(self.index[id(s)], p) for s in n.srcs[1:]]
         if n.op in ELEMENTWISE:
             ctx = (self.root, self.part, p, imap)
             prev = self.seen_ctx.setdefault(j, ctx)
@@ -272,6 +296,18 @@ class _BodyBuilder:
                 self.extra.add(j)
             return [(self.index[id(s)], p) for s in n.srcs]
         raise AssertionError(f"unexpected {n.op} inside a kernel")  # roots cover the rest
+
+    def _gather_source(self, n: Node):
+        """(buffer index, view chain) that gather ``n`` reads, or None when its
+        source is a computed array, which is then marked for materialisation."""
+        chain, x = [], n.srcs[0]
+        while not _is_leafish(x) and self.index[id(x)] not in self.roots:
+            if x.op not in VIEW:
+                self.extra.add(self.index[id(x)])
+                return None
+            chain.append(self.index[id(x)])
+            x = x.srcs[0]
+        return self.index[id(x)], tuple(reversed(chain))
 
     def _must_materialize_view_src(self, v: Node) -> bool:
         src = v.srcs[0]
@@ -301,13 +337,30 @@ class _BodyBuilder:
     def _lower(self, j, n, p, imap, is_top):
         if n.op is Op.SCALAR:
             return self._emit(("scalar", n.dtype, j))
-        if n.is_buffer or (j in self.roots and not is_top):
-            self.loads.append((j, tuple(reversed(p)), imap))
+        if n.is_buffer or (j in self.roots and not is_top) or j in self.extra:
+            # (a node just marked for materialisation loads too: this pass is redone)
+            self.loads.append((j, tuple(reversed(p)), imap, ()))
             return self._emit(("load", n.dtype, len(self.loads) - 1))
+        if n.op is Op.GATHER:
+            return self._lower_gather(n, p, imap)
         if n.op in VIEW:
             return self.memo[(self.index[id(n.srcs[0])], p + (j,), imap)]
         srcs = tuple(self.memo[(self.index[id(s)], p, imap)] for s in n.srcs)
         return self._emit(("op", n.op, n.dtype, srcs, n.srcs[0].dtype))
+
+
+    def _lower_gather(self, n: Node, p: tuple, imap: tuple) -> int:
+        src = self._gather_source(n)
+        if src is None:  # placeholder value: the pass is redone with the source materialised
+            return self._emit(("scalar", n.dtype, self.index[id(n)]))
+        buf, chain = src
+        gathered, other_map = n.arg
+        others = [b for b in range(len(n.srcs[0].shape)) if b not in gathered]
+        out_to_x = {o: b for b, o in zip(others, other_map)}
+        ximap = tuple(out_to_x.get(t) for t in imap)
+        self.loads.append((buf, chain, ximap, tuple(gathered)))
+        idx = tuple(self.memo[(self.index[id(s)], p, imap)] for s in n.srcs[1:])
+        return self._emit(("gather", n.dtype, len(self.loads) - 1, idx))
 
 
 def _reduce_store_imap(node: Node, kept: tuple) -> tuple:
@@ -323,7 +376,7 @@ def _assemble(nodes, index, outputs, roots, builders) -> Schedule:
     parts = [b for r in order for b in builders[r]]
     buffers: list[int] = []
     slot: dict[int, int] = {}
-    leaves = [j for b in parts for (j, _c, _m) in b.loads if j not in roots]
+    leaves = [ld[0] for b in parts for ld in b.loads if ld[0] not in roots]
     leaves += [index[id(s)] for r in order if nodes[r].op is Op.EXTERNAL
                for s in nodes[r].srcs if index[id(s)] not in roots]
     leaves += [o for o in outputs if o not in roots]
@@ -357,6 +410,7 @@ def _assemble(nodes, index, outputs, roots, builders) -> Schedule:
 
 def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: int) -> Kernel:
     body = tuple(("scalar", ins[1], sslot[ins[2]]) if ins[0] == "scalar" else ins for ins in b.body)
-    loads = tuple(Access(slot[j], c, m) for (j, c, m) in b.loads)
+    loads = tuple(Access(slot[j], c, m, d) for (j, c, m, d) in b.loads)
     store = Access(slot[b.root], b.store_chain, b.store_imap)
-    return Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value, store, dtype, b.iter_axes, base)
+    return Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value, store, dtype, b.iter_axes,
+                  base, b.scan)

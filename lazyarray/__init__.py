@@ -45,15 +45,15 @@ from ._manipulation import astype, broadcast_arrays, broadcast_to
 
 # creation functions
 from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like,
-                        linspace, ones, ones_like, zeros, zeros_like)
+                        linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
 
 # elementwise functions
 from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,
                            bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
                            bitwise_right_shift, bitwise_xor, ceil, clip, conj, copysign, cos,
                            cosh, divide, equal, exp, expm1, floor, floor_divide, greater,
-                           greater_equal, hypot, imag, isfinite, isinf, isnan, less, less_equal, log,
-                           log1p, log2, log10, logaddexp, logical_and, logical_not, logical_or,
+                           greater_equal, hypot, imag, isfinite, isinf, isnan, less, less_equal,
+                           log, log1p, log2, log10, logaddexp, logical_and, logical_not, logical_or,
                            logical_xor, maximum, minimum, multiply, negative, nextafter,
                            not_equal, positive, pow, real, reciprocal, remainder, round, sign,
                            signbit, sin, sinh, sqrt, square, subtract, tan, tanh, trunc)
@@ -62,16 +62,27 @@ from ._elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atan
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
 # manipulation functions
-from ._manipulation import concat, expand_dims, permute_dims, reshape, squeeze, stack
+from ._manipulation import (broadcast_shapes, concat, expand_dims, flip, moveaxis, permute_dims,
+                            repeat, reshape, roll, squeeze, stack, tile, unstack)
+
+# indexing functions
+from ._indexing import take, take_along_axis
 
 # searching functions
-from ._searching import where
+from ._searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
+
+# set functions
+from ._set import isin, unique_all, unique_counts, unique_inverse, unique_values
+
+# sorting functions
+from ._sorting import argsort, sort
 
 # statistical functions
-from ._statistical import max, mean, min, prod, sum
+from ._statistical import (cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum,
+                           var)
 
 # utility functions
-from ._utility import all, any
+from ._utility import all, any, diff
 
 # inspection
 from ._info import __array_namespace_info__
@@ -80,6 +91,9 @@ from ._info import __array_namespace_info__
 from ._errors import ConcretizationError
 from ._program import (CacheInfo, JitFunction, Prepared, Program, compile, compile_cache_info,
                        evaluate, jit, placeholder, trace)
+
+# extensions (lazyarray.linalg, lazyarray.fft)
+from . import fft, linalg
 
 from ._array_object import _install_operators
 
@@ -97,7 +111,7 @@ __all__ = [
     "result_type",
     # creation
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
-    "linspace", "ones", "ones_like", "zeros", "zeros_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
     # elementwise
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
@@ -111,14 +125,22 @@ __all__ = [
     # linear algebra
     "matmul", "matrix_transpose", "tensordot", "vecdot",
     # manipulation
-    "concat", "expand_dims", "permute_dims", "reshape", "squeeze", "stack",
+    "broadcast_shapes", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
+    "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+    # indexing
+    "take", "take_along_axis",
     # searching
-    "where",
+    "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
+    # set
+    "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    # sorting
+    "argsort", "sort",
     # statistical
-    "max", "mean", "min", "prod", "sum",
+    "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
     # utility
-    "all", "any",
+    "all", "any", "diff",
     # lazy programs
     "ConcretizationError", "CacheInfo", "JitFunction", "Prepared", "Program", "compile",
     "compile_cache_info", "evaluate", "jit", "placeholder", "trace",
 ]
+__all__ += ["fft", "linalg"]

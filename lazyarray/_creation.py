@@ -1,7 +1,8 @@
 """Creation functions. Arrays with a concrete shape made here are data leaves:
 their values are computed now (by numpy) and enter compiled programs as
 inputs, never as code constants.  ``*_like`` of an array with a symbolic
-shape records a broadcast scalar instead.
+shape records a broadcast scalar instead.  ``meshgrid`` (broadcast views) and
+``tril``/``triu`` (a ``where`` on row and column indices) record lazy nodes.
 """
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from typing import Optional, Union
 import numpy as np
 
 from . import _dtypes as dt
-from ._array_object import Array, data_leaf, is_symbolic, record
-from ._manipulation import _check_device, astype, broadcast_to
-from .backend.ir import Op
+from ._array_object import Array, data_leaf, is_symbolic
+from ._manipulation import _check_device, astype, broadcast_to, check_array, expand_dims
 
 Shape = Union[int, tuple]
 
@@ -87,7 +87,9 @@ def asarray(obj, /, *, dtype: Optional[dt.DType] = None, device=None,
             if copy is False:
                 raise ValueError("asarray(copy=False): a dtype change needs a copy")
             return astype(obj, dtype)
-        return Array._new(obj._node)
+        # Without a copy the result is ``obj`` itself (as numpy does), so a later
+        # ``obj[...] = v`` (which rebinds ``obj`` to a new node) is seen through it too.
+        return Array._new(obj._node) if copy else obj
     if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__"):
         obj = np.from_dlpack(obj)
     if isinstance(obj, (np.ndarray, np.generic)):
@@ -201,9 +203,14 @@ def linspace(start, stop, /, num: int, *, dtype: Optional[dt.DType] = None, devi
              endpoint: builtins.bool = True) -> Array:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     _check_device(device)
-    if not isinstance(num, int) or num < 0:
+    if not isinstance(num, int) or isinstance(num, builtins.bool) or num < 0:
         raise ValueError(f"linspace(): num must be a non-negative int, got {num!r}")
-    dtype = dt.check_dtype(dtype) if dtype is not None else dt.float64
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    if dtype is None:
+        dtype = dt.complex128 if is_complex else dt.float64
+    dt.check_dtype(dtype)
+    if is_complex and dtype not in dt.COMPLEX_FLOATING:
+        raise TypeError(f"linspace(): complex start/stop need a complex dtype, got {dtype}")
     return _leaf(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype.np))
 
 
@@ -214,3 +221,74 @@ def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0,
     _shape((n_rows,) if n_cols is None else (n_rows, n_cols), "eye")
     dtype = dt.check_dtype(dtype) if dtype is not None else dt.float64
     return _leaf(np.eye(n_rows, n_cols, k=k, dtype=dtype.np))
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple:
+    """Coordinate arrays from 1-d coordinate vectors: each is a broadcast view of one
+    input (``'xy'`` swaps the first two output axes, ``'ij'`` keeps the input order).
+
+    >>> import lazyarray as xp
+    >>> [g.shape for g in xp.meshgrid(xp.asarray([1, 2, 3]), xp.asarray([4, 5]))]
+    [(2, 3), (2, 3)]
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
+    for i, a in enumerate(arrays):
+        check_array(a, "meshgrid", f"arrays[{i}]")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid(): arrays must be one-dimensional, arrays[{i}] has "
+                             f"shape {a.shape}")
+    n = len(arrays)
+    pos = list(range(n))
+    if indexing == "xy" and n > 1:
+        pos[0], pos[1] = 1, 0
+    shape = [None] * n
+    for p, a in zip(pos, arrays):
+        shape[p] = a._node.shape[0]
+    shape = tuple(shape)
+    return tuple(broadcast_to(expand_dims(a, axis=tuple(j for j in range(n) if j != p)), shape)
+                 for p, a in zip(pos, arrays))
+
+
+def index_vector(x: Array, axis: int) -> Array:
+    """``arange(x.shape[axis])`` as int64: a data leaf for a concrete size.
+
+    For a symbolic size it is a numpy step reading ``x``'s shape when the
+    program runs (interim, until the backend can generate indices natively).
+    """
+    n = x._node.shape[axis]
+    if isinstance(n, int):
+        return _leaf(np.arange(n, dtype=np.int64))
+    from ._external import external
+    (out,) = external("index_vector", _np_index_vector, [x], [(dt.int64, (n,))], (axis,))
+    return out
+
+
+def _np_index_vector(v: np.ndarray, axis: int) -> np.ndarray:
+    return np.arange(v.shape[axis], dtype=np.int64)
+
+
+def _triangle(x: Array, k: int, lower: builtins.bool, fname: str) -> Array:
+    """``x`` with the elements off the triangle (``col - row <= k`` or ``>= k``) zeroed."""
+    from ._elementwise import greater_equal, less_equal, subtract
+    from ._searching import where
+    check_array(x, fname)
+    if x.ndim < 2:
+        raise ValueError(f"{fname}(): x must have at least two dimensions, got shape {x.shape}")
+    if not isinstance(k, int) or isinstance(k, builtins.bool):
+        raise TypeError(f"{fname}(): k must be an int, got {type(k).__name__}")
+    rows = expand_dims(index_vector(x, x.ndim - 2), axis=1)
+    offset = subtract(index_vector(x, x.ndim - 1), rows)  # col - row, shape (M, N)
+    keep = less_equal(offset, k) if lower else greater_equal(offset, k)
+    zero = False if x.dtype is dt.bool else 0
+    return where(keep, x, zero)
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """The lower triangle of the matrices in ``x`` (on and below diagonal ``k``); the rest is 0."""
+    return _triangle(x, k, True, "tril")
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """The upper triangle of the matrices in ``x`` (on and above diagonal ``k``); the rest is 0."""
+    return _triangle(x, k, False, "triu")

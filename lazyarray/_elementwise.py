@@ -21,44 +21,45 @@ from .backend.ir import Node, Op
 
 Scalar = Union[int, float, bool, complex]
 
-# name: (op, input category, result: "same" | "bool" | "float")
+# name: (op, input category, result: "same" | "bool" | "float" | "real")
+# ("float": integers give float64; "real": complex gives the real dtype of its parts)
 UNARY = {
-    "abs": (Op.ABS, "real numeric", "same"),
-    "acos": (Op.ACOS, "real floating", "same"),
-    "acosh": (Op.ACOSH, "real floating", "same"),
-    "asin": (Op.ASIN, "real floating", "same"),
-    "asinh": (Op.ASINH, "real floating", "same"),
-    "atan": (Op.ATAN, "real floating", "same"),
-    "atanh": (Op.ATANH, "real floating", "same"),
+    "abs": (Op.ABS, "numeric", "real"),
+    "acos": (Op.ACOS, "floating", "same"),
+    "acosh": (Op.ACOSH, "floating", "same"),
+    "asin": (Op.ASIN, "floating", "same"),
+    "asinh": (Op.ASINH, "floating", "same"),
+    "atan": (Op.ATAN, "floating", "same"),
+    "atanh": (Op.ATANH, "floating", "same"),
     "bitwise_invert": (Op.BITWISE_INVERT, "integer or boolean", "same"),
     "ceil": (Op.CEIL, "real numeric", "same"),
-    "cos": (Op.COS, "real floating", "same"),
-    "cosh": (Op.COSH, "real floating", "same"),
-    "exp": (Op.EXP, "real floating", "same"),
-    "expm1": (Op.EXPM1, "real floating", "same"),
+    "cos": (Op.COS, "floating", "same"),
+    "cosh": (Op.COSH, "floating", "same"),
+    "exp": (Op.EXP, "floating", "same"),
+    "expm1": (Op.EXPM1, "floating", "same"),
     "floor": (Op.FLOOR, "real numeric", "same"),
-    "isfinite": (Op.ISFINITE, "real numeric", "bool"),
-    "isinf": (Op.ISINF, "real numeric", "bool"),
-    "isnan": (Op.ISNAN, "real numeric", "bool"),
-    "log": (Op.LOG, "real floating", "same"),
-    "log1p": (Op.LOG1P, "real floating", "same"),
-    "log2": (Op.LOG2, "real floating", "same"),
-    "log10": (Op.LOG10, "real floating", "same"),
+    "isfinite": (Op.ISFINITE, "numeric", "bool"),
+    "isinf": (Op.ISINF, "numeric", "bool"),
+    "isnan": (Op.ISNAN, "numeric", "bool"),
+    "log": (Op.LOG, "floating", "same"),
+    "log1p": (Op.LOG1P, "floating", "same"),
+    "log2": (Op.LOG2, "floating", "same"),
+    "log10": (Op.LOG10, "floating", "same"),
     "logical_not": (Op.LOGICAL_NOT, "bool", "same"),
-    "negative": (Op.NEGATIVE, "real numeric", "same"),
-    "round": (Op.ROUND, "real numeric", "same"),
-    "sign": (Op.SIGN, "real numeric", "same"),
+    "negative": (Op.NEGATIVE, "numeric", "same"),
+    "round": (Op.ROUND, "numeric", "same"),
+    "sign": (Op.SIGN, "numeric", "same"),
     "signbit": (Op.SIGNBIT, "real floating", "bool"),
-    "sin": (Op.SIN, "real floating", "same"),
-    "sinh": (Op.SINH, "real floating", "same"),
-    "sqrt": (Op.SQRT, "real floating", "same"),
-    "tan": (Op.TAN, "real floating", "same"),
-    "tanh": (Op.TANH, "real floating", "same"),
+    "sin": (Op.SIN, "floating", "same"),
+    "sinh": (Op.SINH, "floating", "same"),
+    "sqrt": (Op.SQRT, "floating", "same"),
+    "tan": (Op.TAN, "floating", "same"),
+    "tanh": (Op.TANH, "floating", "same"),
     "trunc": (Op.TRUNC, "real numeric", "same"),
 }
 
 BINARY = {
-    "add": (Op.ADD, "real numeric", "same"),
+    "add": (Op.ADD, "numeric", "same"),
     "atan2": (Op.ATAN2, "real floating", "same"),
     "bitwise_and": (Op.BITWISE_AND, "integer or boolean", "same"),
     "bitwise_left_shift": (Op.BITWISE_LEFT_SHIFT, "integer", "same"),
@@ -66,7 +67,7 @@ BINARY = {
     "bitwise_right_shift": (Op.BITWISE_RIGHT_SHIFT, "integer", "same"),
     "bitwise_xor": (Op.BITWISE_XOR, "integer or boolean", "same"),
     "copysign": (Op.COPYSIGN, "real floating", "same"),
-    "divide": (Op.DIVIDE, "real numeric", "float"),
+    "divide": (Op.DIVIDE, "numeric", "float"),
     "equal": (Op.EQUAL, "all", "bool"),
     "floor_divide": (Op.FLOOR_DIVIDE, "real numeric", "same"),
     "greater": (Op.GREATER, "real numeric", "bool"),
@@ -80,20 +81,24 @@ BINARY = {
     "logical_xor": (Op.LOGICAL_XOR, "bool", "same"),
     "maximum": (Op.MAXIMUM, "real numeric", "same"),
     "minimum": (Op.MINIMUM, "real numeric", "same"),
-    "multiply": (Op.MULTIPLY, "real numeric", "same"),
+    "multiply": (Op.MULTIPLY, "numeric", "same"),
     "nextafter": (Op.NEXTAFTER, "real floating", "same"),
     "not_equal": (Op.NOT_EQUAL, "all", "bool"),
-    "pow": (Op.POW, "real numeric", "same"),
+    "pow": (Op.POW, "numeric", "same"),
     "remainder": (Op.REMAINDER, "real numeric", "same"),
-    "subtract": (Op.SUBTRACT, "real numeric", "same"),
+    "subtract": (Op.SUBTRACT, "numeric", "same"),
 }
 
 
 def _check_category(fname: str, category: str, dtype: dt.DType) -> None:
     if dtype not in dt.CATEGORIES[category]:
         if dtype in dt.COMPLEX_FLOATING:
-            raise TypeError(f"{fname}() does not support complex dtypes yet, got {dtype}")
+            raise TypeError(f"{fname}() is not defined for complex dtypes ({category} input "
+                            f"only), got {dtype}")
         raise TypeError(f"{fname}() needs {category} input, got dtype {dtype}")
+
+
+_REAL_OF = {dt.complex64: dt.float32, dt.complex128: dt.float64}
 
 
 def _result_dtype(kind: str, dtype: dt.DType) -> dt.DType:
@@ -101,6 +106,8 @@ def _result_dtype(kind: str, dtype: dt.DType) -> dt.DType:
         return dt.bool
     if kind == "float" and dtype not in dt.FLOATING:
         return dt.float64
+    if kind == "real":
+        return _REAL_OF.get(dtype, dtype)
     return dtype
 
 
@@ -186,40 +193,55 @@ def pow(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:  # noqa
     Integer powers with negative exponents give 1 for a base of 1, +-1 for
     -1 and 0 otherwise (numpy raises; JAX gives the same as lazyarray).
     """
-    # Not for complex 2+0j: that promotes the result to a complex dtype.
+    # Not for complex 2+0j: that may promote the result to a complex dtype.  For a
+    # complex base, z*z is also what numpy's power computes for an exponent of 2.
     if isinstance(x1, Array) and type(x2) in (int, float) and x2 == 2:
-        if x1.dtype in dt.REAL_NUMERIC and (isinstance(x2, int) or x1.dtype in dt.FLOATING):
+        if x1.dtype in dt.NUMERIC and (isinstance(x2, int) or x1.dtype in dt.FLOATING):
             return globals()["multiply"](x1, x1)
     return _pow_general(x1, x2)
 
 
 def positive(x: Array, /) -> Array:
     """Elementwise ``+x`` (the same values)."""
-    _check_category("positive", "real numeric", check_array(x, "positive").dtype)
+    _check_category("positive", "numeric", check_array(x, "positive").dtype)
     return Array._new(x._node)
 
 
 def square(x: Array, /) -> Array:
     """Elementwise ``x * x``."""
-    _check_category("square", "real numeric", check_array(x, "square").dtype)
+    _check_category("square", "numeric", check_array(x, "square").dtype)
     return globals()["multiply"](x, x)
 
 
 def reciprocal(x: Array, /) -> Array:
     """Elementwise ``1 / x``."""
-    _check_category("reciprocal", "real floating", check_array(x, "reciprocal").dtype)
+    _check_category("reciprocal", "floating", check_array(x, "reciprocal").dtype)
     return globals()["divide"](1.0, x)
 
 
 def real(x: Array, /) -> Array:
-    """The real part (the array itself for real dtypes)."""
-    _check_category("real", "real floating", check_array(x, "real").dtype)
+    """The real part: float32 for complex64, float64 for complex128; real input as is."""
+    _check_category("real", "numeric", check_array(x, "real").dtype)
+    if x.dtype in dt.COMPLEX_FLOATING:
+        return record(Op.REAL, _REAL_OF[x.dtype], x._node.shape, (x._node,))
     return Array._new(x._node)
+
+
+def imag(x: Array, /) -> Array:
+    """The imaginary part of a complex array (float32 for complex64, float64 for complex128).
+
+    Real input raises TypeError, as in array-api-strict (the standard asks for
+    complex input).
+    """
+    _check_category("imag", "complex floating", check_array(x, "imag").dtype)
+    return record(Op.IMAG, _REAL_OF[x.dtype], x._node.shape, (x._node,))
 
 
 def conj(x: Array, /) -> Array:
     """The complex conjugate (the array itself for real dtypes)."""
-    _check_category("conj", "real numeric", check_array(x, "conj").dtype)
+    _check_category("conj", "numeric", check_array(x, "conj").dtype)
+    if x.dtype in dt.COMPLEX_FLOATING:
+        return record(Op.CONJ, x.dtype, x._node.shape, (x._node,))
     return Array._new(x._node)
 
 
@@ -244,4 +266,4 @@ def clip(x: Array, /, min: Union[Array, Scalar, None] = None,  # noqa: A002
 
 
 __all__ = sorted(list(UNARY) + list(BINARY) + ["positive", "square", "reciprocal", "real",
-                                                "conj", "clip"])
+                                                "imag", "conj", "clip"])

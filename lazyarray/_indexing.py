@@ -1,16 +1,28 @@
-"""Indexing: basic indexing (integers, slices with steps, ``...``, ``None``).
+"""Indexing: basic indexing, integer-array and boolean-mask indexing, take, take_along_axis.
 
-A basic index is a view: one ``slice`` node (integers drop axes, slices keep
-them) and an ``expand_dims`` node for ``None``.  Bounds of integer indices
-are checked when recording for concrete sizes and when the program is bound
-for symbolic ones.
+A basic index (integers, slices with steps, ``...``, ``None``) is a view: one
+``slice`` node (integers drop axes, slices keep them) and an ``expand_dims``
+node for ``None``.  Bounds of integer indices are checked when recording for
+concrete sizes and when the program is bound for symbolic ones.
+
+Integer arrays gather (numpy's vectorized indexing: index arrays broadcast
+together, negative indices count from the end, out-of-range ones raise
+IndexError when the program runs).  Gathers and scatters are numpy steps
+inside the compiled program for now (``_external``); the views around them
+stay native.  A boolean mask as the sole index selects a data-dependent
+number of elements, so ``x[mask]`` evaluates the mask now; ``x[mask] = v``
+stays lazy (a ``where`` when ``v`` broadcasts to the selected elements).
 """
 from __future__ import annotations
 
 import operator
+from typing import Optional
+
+import numpy as np
 
 from ._array_object import Array, record
-from ._manipulation import expand_dims
+from ._manipulation import (broadcast_shapes, broadcast_to, cast, check_array, expand_dims,
+                            moveaxis, normalize_axis, permute_dims)
 from . import _dtypes as dt
 from .backend.ir import Dim, Node, Op
 
@@ -78,7 +90,18 @@ def _parse_basic(x: Array, key) -> tuple:
 
 
 def getitem(x: Array, key) -> Array:
-    """``x[key]`` for a basic index (a view: nothing is copied)."""
+    """``x[key]``: a view for a basic index, a gather for integer arrays, a selection for a
+    boolean mask (the sole index)."""
+    key = _simplify_key(key)
+    mask = _sole_mask(key)
+    if mask is not None:
+        return _mask_getitem(x, mask)
+    if any(isinstance(k, Array) for k in key):
+        return _array_getitem(x, key)
+    return _basic_getitem(x, key)
+
+
+def _basic_getitem(x: Array, key: tuple) -> Array:
     items, shape, new_axes = _parse_basic(x, key)
     out = x
     if items:
@@ -89,22 +112,276 @@ def getitem(x: Array, key) -> Array:
 
 
 def setitem(x: Array, key, value) -> None:
-    """``x[key] = value`` for a basic index: ``x`` is rebound to a new node, ``x``
-    with the region replaced (other arrays computed from the old ``x`` keep it)."""
-    from ._elementwise import Scalar
-    from ._manipulation import broadcast_to, cast
-    items, shape, _ = _parse_basic(x, key)
+    """``x[key] = value``: ``x`` is rebound to a new node, ``x`` with the selected elements
+    replaced (other arrays computed from the old ``x`` keep it).
+
+    A basic index writes the region through a view of a copy; a boolean mask
+    with a value that broadcasts to the selected elements' trailing shape is a
+    ``where``; integer arrays (or a mask with one value per selected element)
+    scatter.
+    """
+    key = _simplify_key(key)
+    v = _setitem_value(x, value)
+    mask = _sole_mask(key)
+    if mask is not None:
+        _mask_setitem(x, mask, v)
+    elif any(isinstance(k, Array) for k in key):
+        _scatter(x, *_key_spec(x, key), v)
+    else:
+        _basic_setitem(x, key, v)
+
+
+def _setitem_value(x: Array, value) -> Array:
+    """``value`` as an Array of ``x``'s dtype (a runtime scalar for a Python scalar)."""
     if isinstance(value, Array):
         if not dt.can_cast(value.dtype, x.dtype):
             raise TypeError(f"cannot assign an array of dtype {value.dtype} into an array of "
                             f"dtype {x.dtype}")
-        v = cast(value, x.dtype)
-    elif isinstance(value, (bool, int, float, complex)):
+        return cast(value, x.dtype)
+    if isinstance(value, (bool, int, float, complex)):
         from ._elementwise import scalar_node
         dt.scalar_dtype(value, x.dtype)
-        v = Array._new(scalar_node(value, x.dtype))
-    else:
-        raise TypeError(f"__setitem__ expects an Array or a Python scalar value, "
-                        f"got {type(value).__name__}")
+        if isinstance(value, complex) and x.dtype not in dt.COMPLEX_FLOATING:
+            raise TypeError(f"cannot assign a complex value into an array of dtype {x.dtype}")
+        return Array._new(scalar_node(value, x.dtype))
+    raise TypeError(f"__setitem__ expects an Array or a Python scalar value, "
+                    f"got {type(value).__name__}")
+
+
+def _basic_setitem(x: Array, key: tuple, v: Array) -> None:
+    items, shape, _ = _parse_basic(x, key)
     v = broadcast_to(v, shape) if v._node.shape != shape else v
     x._node = Node(Op.UPDATE, x.dtype, x._node.shape, (x._node, v._node), items)
+
+
+# --------------------------------------------------------------------------- array keys
+
+def _simplify_key(key) -> tuple:
+    """The key as a tuple (numpy arrays in it as Arrays); 0-d integer arrays not depending
+    on a placeholder become ints when no other array is present, so such keys stay views."""
+    key = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, np.ndarray) for k in key):  # numpy index arrays act as data leaves
+        from ._creation import asarray
+        key = tuple(asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+    arrays = [k for k in key if isinstance(k, Array)]
+    if not arrays or any(a.ndim or a.dtype not in dt.INTEGER for a in arrays):
+        return key
+    from ._program import placeholders_of
+    if placeholders_of([a._node for a in arrays]):
+        return key
+    return tuple(operator.index(k) if isinstance(k, Array) else k for k in key)
+
+
+def _sole_mask(key: tuple) -> Optional[Array]:
+    masks = [k for k in key if isinstance(k, Array) and k.dtype is dt.bool]
+    if not masks:
+        return None
+    if len(key) != 1:
+        raise IndexError("a boolean array index must be the sole index (combining it with "
+                         "other indices, ... or None is not supported)")
+    return masks[0]
+
+
+def _index_array(k, size, axis: int) -> Array:
+    """An integer index (array or int) as an index array; ints are checked against ``size``."""
+    if isinstance(k, Array):
+        if k.dtype not in dt.INTEGER:
+            raise IndexError(f"index arrays must have an integer dtype, got {k.dtype} at "
+                             f"axis {axis}")
+        return k
+    i = _as_index(k, axis)
+    if isinstance(size, int) and not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
+    from ._external import leaf
+    return leaf(np.asarray(i, dtype=np.int64))
+
+
+def _expand_key(x: Array, key: tuple) -> list:
+    """The key with ``...`` expanded (or full slices appended): one entry per axis of ``x``,
+    plus the None entries."""
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_axes > x.ndim:
+        raise IndexError(f"too many indices: array is {x.ndim}-dimensional, "
+                         f"but {n_axes} were indexed")
+    fill = [slice(None)] * (x.ndim - n_axes)
+    out = []
+    for k in key:
+        out.extend(fill if k is Ellipsis else [k])
+    if Ellipsis not in key:
+        out.extend(fill)
+    return out
+
+
+def _array_getitem(x: Array, key: tuple) -> Array:
+    """Vectorized indexing with numpy's placement of the gathered axes: where the first
+    index array was when the integer indices are adjacent, else first."""
+    items = _expand_key(x, key)
+    basic, adv, axis = [], [], 0
+    for pos, k in enumerate(items):
+        if k is None or isinstance(k, slice):
+            basic.append(k)
+        else:
+            adv.append((pos, _index_array(k, x._node.shape[axis], axis)))
+            basic.append(slice(None))
+        if k is not None:
+            axis += 1
+    y = _basic_getitem(x, tuple(basic))  # one axis per entry of items
+    adv_pos = [p for p, _ in adv]
+    others = [p for p in range(len(items)) if p not in adv_pos]
+    out = gather(permute_dims(y, tuple(adv_pos + others)), [i for _, i in adv])
+    nb, first = out.ndim - len(others), adv_pos[0]
+    if adv_pos == list(range(first, first + len(adv_pos))) and first > 0:
+        order = list(range(nb, nb + first)) + list(range(nb)) + list(range(nb + first, out.ndim))
+        out = permute_dims(out, tuple(order))
+    return out
+
+
+def _np_gather(v: np.ndarray, *rest) -> np.ndarray:
+    *idx, _k = rest
+    return v[tuple(idx)]
+
+
+def gather(x: Array, indices: list) -> Array:
+    """``x[i1, ..., ik]`` for integer index arrays on the first k axes (numpy semantics).
+
+    Interim: a numpy step inside the compiled program, until the backend has a
+    native gather kernel.
+    """
+    from ._external import external
+    bshape = broadcast_shapes(*(i._node.shape for i in indices))
+    shape = bshape + x._node.shape[len(indices):]
+    (out,) = external("gather", _np_gather, [x, *indices], [(x.dtype, shape)], (len(indices),))
+    return out
+
+
+def _key_spec(x: Array, key: tuple) -> tuple:
+    """(spec, index arrays) of an integer-array key: the structure as a parameter
+    (slices, None, array slots), the arrays as inputs."""
+    spec, arrays, axis = [], [], 0
+    for k in _expand_key(x, key):
+        if k is None:
+            spec.append(("n",))
+            continue
+        if isinstance(k, slice):
+            spec.append(("s",) + _slice_item(k, x._node.shape[axis], axis)[0][1:])
+        else:
+            arrays.append(_index_array(k, x._node.shape[axis], axis))
+            spec.append(("a",))
+        axis += 1
+    return tuple(spec), arrays
+
+
+def _np_scatter(v: np.ndarray, value: np.ndarray, *rest) -> np.ndarray:
+    *idx, spec = rest
+    it = iter(idx)
+    key = tuple(None if s[0] == "n" else slice(*s[1:]) if s[0] == "s" else next(it)
+                for s in spec)
+    out = v.copy()
+    out[key] = value
+    return out
+
+
+def _scatter(x: Array, spec: tuple, arrays: list, v: Array) -> None:
+    """``x[key] = v`` as a numpy step inside the program (interim: no native scatter yet);
+    a value that does not broadcast to the selection raises ValueError when it runs."""
+    from ._external import external
+    if v._node.op is Op.SCALAR:  # external steps read buffers: a 0-d array, not a runtime scalar
+        from ._external import leaf
+        v = leaf(np.asarray(v._node.value, dtype=x.dtype.np))
+    (out,) = external("scatter", _np_scatter, [x, v, *arrays], [(x.dtype, x._node.shape)],
+                      (spec,))
+    x._node = out._node
+
+
+# --------------------------------------------------------------------------- boolean masks
+
+def _check_mask(x: Array, mask: Array) -> None:
+    if mask.ndim > x.ndim:
+        raise IndexError(f"a boolean index of rank {mask.ndim} is too many for an array of "
+                         f"rank {x.ndim}")
+    for i, (m, n) in enumerate(zip(mask._node.shape, x._node.shape)):
+        if isinstance(m, int) and isinstance(n, int) and m not in (n, 0):
+            raise IndexError(f"boolean index of shape {mask.shape} does not match the array's "
+                             f"shape {x.shape} at axis {i}")
+
+
+def _mask_getitem(x: Array, mask: Array) -> Array:
+    """``x[mask]``: the mask is evaluated now (the output size is its number of True);
+    ``x`` stays lazy and is gathered at the True positions in row-major order."""
+    from ._external import concrete, leaf
+    _check_mask(x, mask)
+    (m,) = concrete([mask], "__getitem__", "with a boolean mask has an output shape that "
+                    "depends on the mask's values")
+    if mask.ndim == 0:  # adds an axis of size 1 (True) or 0 (False)
+        return _basic_getitem(expand_dims(x, axis=0), (slice(0, int(bool(m))),))
+    return gather(x, [leaf(i, dt.int64) for i in np.nonzero(m)])
+
+
+def _mask_setitem(x: Array, mask: Array, v: Array) -> None:
+    """``x[mask] = v``: a lazy ``where`` when ``v`` broadcasts to the trailing shape of the
+    selected elements; a scatter (one value per selected element) otherwise."""
+    from ._searching import where
+    _check_mask(x, mask)
+    rest = x._node.shape[mask.ndim:]
+    if v.ndim > len(rest):
+        _scatter(x, (("a",),), [mask], v)
+        return
+    cond = expand_dims(mask, axis=tuple(range(mask.ndim, x.ndim))) if rest else mask
+    cond = broadcast_to(cond, x._node.shape)
+    if v._node.op is not Op.SCALAR:
+        v = broadcast_to(v, x._node.shape)
+    x._node = where(cond, v, Array._new(x._node))._node
+
+
+# --------------------------------------------------------------------------- take
+
+def take(x: Array, indices: Array, /, *, axis: Optional[int] = None) -> Array:
+    """Elements of ``x`` at ``indices`` along ``axis`` (optional for a 1-d ``x``).
+
+    Negative indices count from the end; an out-of-range index raises
+    IndexError when the program runs.  n-d ``indices`` are accepted (their axes
+    replace ``axis``, as in numpy).
+    """
+    check_array(x, "take")
+    check_array(indices, "take", "indices")
+    if indices.dtype not in dt.INTEGER:
+        raise TypeError(f"take(): indices must have an integer dtype, got {indices.dtype}")
+    if x.ndim == 0:
+        raise ValueError("take(): x must have at least one dimension, got a 0-d array")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take(): axis is required for an array of rank {x.ndim}")
+        axis = 0
+    ax = normalize_axis(axis, x.ndim, "take")
+    out = gather(moveaxis(x, ax, 0), [indices])
+    k = indices.ndim
+    order = list(range(k, k + ax)) + list(range(k)) + list(range(k + ax, out.ndim))
+    return permute_dims(out, tuple(order))
+
+
+def _np_take_along_axis(v: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+    return np.take_along_axis(v, idx, axis=axis)
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """``out[..., j, ...] = x[..., indices[..., j, ...], ...]`` along ``axis``; the other
+    axes of ``x`` and ``indices`` broadcast.  Interim: a numpy step in the program."""
+    from ._external import external
+    check_array(x, "take_along_axis")
+    check_array(indices, "take_along_axis", "indices")
+    if indices.dtype not in dt.INTEGER:
+        raise TypeError(f"take_along_axis(): indices must have an integer dtype, "
+                        f"got {indices.dtype}")
+    if x.ndim == 0 or indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis(): x and indices must have the same rank >= 1, got "
+                         f"shapes {x.shape} and {indices.shape}")
+    ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    sx, si = x._node.shape, indices._node.shape
+    b = broadcast_shapes(sx[:ax] + (1,) + sx[ax + 1:], si[:ax] + (1,) + si[ax + 1:])
+    xb = broadcast_to(x, b[:ax] + (sx[ax],) + b[ax + 1:])
+    ib = broadcast_to(indices, b[:ax] + (si[ax],) + b[ax + 1:])
+    (out,) = external("take_along_axis", _np_take_along_axis, [xb, ib],
+                      [(x.dtype, ib._node.shape)], (ax,))
+    return out

@@ -13,6 +13,7 @@ from . import _dtypes as dt
 from ._array_object import Array, record
 from ._manipulation import (broadcast_shapes, broadcast_to, cast, check_array, expand_dims,
                             normalize_axis, permute_dims, squeeze)
+from ._elementwise import conj
 from ._statistical import sum as _sum
 from .backend.ir import Op, dim_assert_equal
 
@@ -21,8 +22,8 @@ def _promoted(fname: str, x1: Array, x2: Array) -> dt.DType:
     check_array(x1, fname, "x1")
     check_array(x2, fname, "x2")
     d = dt.promote_types(x1.dtype, x2.dtype)
-    if d not in dt.REAL_NUMERIC:
-        raise TypeError(f"{fname}() needs real numeric inputs, got {x1.dtype} and {x2.dtype}")
+    if d not in dt.NUMERIC:
+        raise TypeError(f"{fname}() needs numeric inputs, got {x1.dtype} and {x2.dtype}")
     return d
 
 
@@ -74,6 +75,8 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     # Symbolic sizes: the binding checks k1 == k2 instead of broadcasting them.
     shape = shape[:ax] + (dim_assert_equal(k1, k1, k2),) + shape[ax + 1:]
     a, b = broadcast_to(cast(x1, d), shape), broadcast_to(cast(x2, d), shape)
+    if d in dt.COMPLEX_FLOATING:
+        a = conj(a)  # the standard's vecdot conjugates x1
     # The result has the promoted dtype: sum must not widen integers to int64.
     return _sum(a * b, axis=ax, dtype=d)
 

@@ -1,4 +1,5 @@
-"""Manipulation functions: astype, broadcasting, reshape, permute_dims, expand_dims, squeeze.
+"""Manipulation functions: astype, broadcasting, reshape, permute_dims, expand_dims, squeeze,
+concat, stack, flip, roll, tile, repeat, moveaxis, unstack.
 
 Views never copy: they become index arithmetic inside the consuming kernel.
 """
@@ -8,7 +9,7 @@ from typing import Optional, Sequence, Union
 
 from . import _dtypes as dt
 from ._array_object import Array, record
-from .backend.ir import Dim, Op, dim_broadcast, dim_prod, dim_sum
+from .backend.ir import Dim, Op, dim_assert_equal, dim_broadcast, dim_prod, dim_sum
 
 
 def check_array(x: object, fname: str, arg: str = "x") -> Array:
@@ -75,7 +76,23 @@ def _check_device(device) -> None:
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:
-    """The broadcast of shapes (ints, or symbolic sizes decided when bound)."""
+    """The broadcast of shapes; no arguments give ``()``.
+
+    Sizes are ints, symbolic sizes (``Array.symbolic_shape``; decided when a
+    program is bound) or None (unknown, as in ``Array.shape``): an unknown
+    size against 1 or another unknown stays None, against ``n > 1`` it is ``n``.
+
+    >>> import lazyarray as xp
+    >>> xp.broadcast_shapes((3, 1), (4,), (1, 1, 1))
+    (1, 3, 4)
+    """
+    for s in shapes:
+        if not isinstance(s, (tuple, list)):
+            raise TypeError(f"broadcast_shapes() expects shapes as tuples, got {type(s).__name__}")
+        for d in s:
+            if not (d is None or isinstance(d, Dim)
+                    or (isinstance(d, int) and not isinstance(d, bool) and d >= 0)):
+                raise ValueError(f"broadcast_shapes(): invalid size {d!r} in shape {tuple(s)}")
     nd = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(nd):
@@ -83,13 +100,20 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
         for s in shapes:
             j = i - (nd - len(s))
             if j >= 0:
-                try:
-                    d = dim_broadcast(d, s[j])
-                except ValueError:
-                    raise ValueError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast "
-                                     "together") from None
+                d = _broadcast_size(d, s[j], shapes)
         out.append(d)
     return tuple(out)
+
+
+def _broadcast_size(a, b, shapes: tuple):
+    if a is None or b is None:
+        known = b if a is None else a
+        return None if known is None or (isinstance(known, int) and known == 1) else known
+    try:
+        return dim_broadcast(a, b)
+    except ValueError:
+        raise ValueError(f"shapes {', '.join(map(str, map(tuple, shapes)))} cannot be broadcast "
+                         "together") from None
 
 
 def broadcast_to(x: Array, /, shape: tuple) -> Array:
@@ -248,3 +272,208 @@ def _array_sequence(arrays, fname: str) -> list:
     for a in arrays:
         check_array(a, fname, "arrays")
     return list(arrays)
+
+
+# --------------------------------------------------------------------------- flip, roll, tile,
+# repeat, moveaxis, unstack (2023.12): views, broadcasts and concat, never copies of their own
+
+_FULL = ("s", None, None, 1)
+
+
+def _axis_view(x: Array, axis: int, item: tuple, size) -> Array:
+    """``x`` with slice item ``item`` applied on ``axis`` only (a view of size ``size`` there)."""
+    items = (_FULL,) * axis + (item,)
+    shape = x._node.shape[:axis] + (size,) + x._node.shape[axis + 1:]
+    return record(Op.SLICE, x.dtype, shape, (x._node,), items)
+
+
+def _slice_len(n, start, stop, step: int = 1):
+    """Length of ``range(n)[start:stop:step]`` (symbolic when ``n`` is)."""
+    if isinstance(n, int):
+        return len(range(n)[start:stop:step])
+    return Dim("slice", (n, start, stop, step))
+
+
+def flip(x: Array, /, *, axis: Optional[Union[int, tuple]] = None) -> Array:
+    """``x`` with the order of elements reversed along ``axis`` (all axes when None).
+
+    A view: the consuming kernel walks the axes backwards.
+    """
+    check_array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    if not axes:
+        return Array._new(x._node)
+    items = tuple(("s", None, None, -1) if i in axes else _FULL for i in range(axes[-1] + 1))
+    return record(Op.SLICE, x.dtype, x._node.shape, (x._node,), items)
+
+
+def roll(x: Array, /, shift: Union[int, tuple], *,
+         axis: Optional[Union[int, tuple]] = None) -> Array:
+    """``x`` with elements shifted by ``shift`` along ``axis``; those pushed past an end come
+    back at the other.  ``axis=None`` rolls the flattened array and restores the shape.
+
+    Each rolled axis is two slices joined by concat.  For a symbolic axis size
+    ``n`` the shift must satisfy ``|shift| <= n`` (checked when the program is
+    bound), since ``shift % n`` cannot be taken before ``n`` is known.
+    """
+    check_array(x, "roll")
+    if axis is None:
+        if not _is_int(shift):
+            raise TypeError(f"roll(): with axis=None, shift must be an int, got {shift!r}")
+        flat = reshape(x, (-1,))
+        return reshape(_roll_axis(flat, shift, 0), x._node.shape)
+    axes = (axis,) if _is_int(axis) else axis
+    if not isinstance(axes, (tuple, list)):
+        raise TypeError(f"roll(): axis must be None, an int or a tuple of ints, got {axis!r}")
+    shifts = (shift,) * len(axes) if _is_int(shift) else shift
+    if not isinstance(shifts, (tuple, list)) or not all(_is_int(s) for s in shifts):
+        raise TypeError(f"roll(): shift must be an int or a tuple of ints, got {shift!r}")
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll(): shift {tuple(shifts)} and axis {tuple(axes)} must have the "
+                         "same length")
+    total: dict = {}
+    for s, a in zip(shifts, axes):  # shifts of a repeated axis add up, as in numpy
+        a = normalize_axis(a, x.ndim, "roll")
+        total[a] = total.get(a, 0) + s
+    out = x
+    for a, s in total.items():
+        out = _roll_axis(out, s, a)
+    return out if out is not x else Array._new(x._node)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _roll_axis(x: Array, s: int, axis: int) -> Array:
+    n = x._node.shape[axis]
+    if isinstance(n, int):
+        s = s % n if n else 0
+        if s == 0:
+            return x
+        cut = n - s
+        head = _axis_view(x, axis, ("s", cut, None, 1), s)
+        tail = _axis_view(x, axis, ("s", None, cut, 1), cut)
+        size = n
+    else:
+        if s == 0:
+            return x
+        start = -s if s > 0 else abs(s)  # where the part that comes first begins
+        head = _axis_view(x, axis, ("s", start, None, 1), _slice_len(n, start, None))
+        tail = _axis_view(x, axis, ("s", None, start, 1), _slice_len(n, None, start))
+        # The two parts fill the axis exactly when |s| <= n: that is checked at binding.
+        moved = head._node.shape[axis] if s > 0 else tail._node.shape[axis]
+        size = dim_assert_equal(n, moved, abs(s))
+    shape = x._node.shape[:axis] + (size,) + x._node.shape[axis + 1:]
+    return record(Op.CONCAT, x.dtype, shape, (head._node, tail._node), axis)
+
+
+def tile(x: Array, repetitions: tuple, /) -> Array:
+    """``x`` repeated ``repetitions[i]`` times along axis ``i`` (shapes aligned to the right,
+    padding the shorter with ones): a broadcast reshaped, computed by one kernel."""
+    check_array(x, "tile")
+    reps = tuple(repetitions) if isinstance(repetitions, (tuple, list)) else None
+    if reps is None or not all(_is_int(r) for r in reps):
+        raise TypeError(f"tile(): repetitions must be a tuple of ints, got {repetitions!r}")
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile(): repetitions must be non-negative, got {reps}")
+    nd = max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    if nd > x.ndim:
+        x = expand_dims(x, axis=tuple(range(nd - x.ndim)))
+    shape = x._node.shape
+    if all(r == 1 for r in reps):
+        return Array._new(x._node)
+    y = expand_dims(x, axis=tuple(2 * i for i in range(nd)))
+    y = broadcast_to(y, tuple(v for r, d in zip(reps, shape) for v in (r, d)))
+    return reshape(y, tuple(dim_prod((r, d)) for r, d in zip(reps, shape)))
+
+
+def repeat(x: Array, repeats: Union[int, Array], /, *, axis: Optional[int] = None) -> Array:
+    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (of the flattened
+    array when None).
+
+    An int count is a broadcast and a reshape.  A count per element (an integer
+    array) makes the output shape depend on its values: ``repeats`` is evaluated
+    now (ConcretizationError when it depends on a placeholder; ``x`` may) and
+    the elements are gathered by index.
+    """
+    check_array(x, "repeat")
+    if axis is None:
+        x, ax = reshape(x, (-1,)), 0
+    else:
+        ax = normalize_axis(axis, x.ndim, "repeat")
+    if isinstance(repeats, Array):
+        return _repeat_array(x, repeats, ax)
+    if not _is_int(repeats):
+        raise TypeError(f"repeat(): repeats must be an int or an integer array, "
+                        f"got {type(repeats).__name__}")
+    if repeats < 0:
+        raise ValueError(f"repeat(): repeats must be non-negative, got {repeats}")
+    shape = x._node.shape
+    y = broadcast_to(expand_dims(x, axis=ax + 1), shape[:ax + 1] + (repeats,) + shape[ax + 1:])
+    return reshape(y, shape[:ax] + (dim_prod((shape[ax], repeats)),) + shape[ax + 1:])
+
+
+def _repeat_array(x: Array, repeats: Array, ax: int) -> Array:
+    import numpy as np
+    from ._external import concrete, leaf
+    from ._indexing import take
+    if repeats.dtype not in dt.INTEGER:
+        raise TypeError(f"repeat(): repeats must have an integer dtype, got {repeats.dtype}")
+    if repeats.ndim > 1:
+        raise ValueError(f"repeat(): repeats must be one-dimensional, got shape {repeats.shape}")
+    (r,) = concrete([repeats], "repeat", "with an array of repeats has an output shape that "
+                    "depends on its values")
+    r = r.reshape(-1)
+    if (r < 0).any():
+        raise ValueError("repeat(): repeats must be non-negative")
+    if r.size == 1:
+        return repeat(x, int(r[0]), axis=ax)
+    n = x._node.shape[ax]
+    if isinstance(n, int) and n != r.size:
+        raise ValueError(f"repeat(): repeats has {r.size} counts for an axis of size {n}")
+    if not isinstance(n, int):  # checked when bound: the axis must have r.size elements
+        x = broadcast_to(x, x._node.shape[:ax] + (r.size,) + x._node.shape[ax + 1:])
+    index = np.repeat(np.arange(r.size, dtype=np.int64), r.astype(np.int64))
+    return take(x, leaf(index), axis=ax)
+
+
+def moveaxis(x: Array, source: Union[int, tuple], destination: Union[int, tuple], /) -> Array:
+    """``x`` with axes ``source`` moved to positions ``destination`` (a view); the other
+    axes keep their order."""
+    check_array(x, "moveaxis")
+    src = _axis_list(source, x.ndim, "source")
+    dst = _axis_list(destination, x.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis(): source {source!r} and destination {destination!r} must "
+                         "have the same number of axes")
+    order = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def _axis_list(axes, ndim: int, what: str) -> list:
+    axes = [axes] if _is_int(axes) else axes
+    if not isinstance(axes, (tuple, list)):
+        raise TypeError(f"moveaxis(): {what} must be an int or a tuple of ints, got {axes!r}")
+    out = [normalize_axis(a, ndim, "moveaxis") for a in axes]
+    if len(set(out)) != len(out):
+        raise ValueError(f"moveaxis(): repeated axis in {what} {tuple(axes)}")
+    return out
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple:
+    """The slices of ``x`` along ``axis``, as a tuple of views."""
+    check_array(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack(): x must have at least one dimension, got a 0-d array")
+    ax = normalize_axis(axis, x.ndim, "unstack")
+    n = x._node.shape[ax]
+    if not isinstance(n, int):
+        raise ValueError(f"unstack(): axis {ax} has symbolic size {n!r}; the number of "
+                         "outputs must be known when recording")
+    shape = x._node.shape[:ax] + x._node.shape[ax + 1:]
+    return tuple(record(Op.SLICE, x.dtype, shape, (x._node,), (_FULL,) * ax + (("i", i),))
+                 for i in range(n))

@@ -24,3 +24,162 @@ def where(condition: Array, x1: Union[Array, Scalar], x2: Union[Array, Scalar], 
     for n in (condition._node, n1, n2):
         srcs.append(n if n.op is Op.SCALAR else broadcast_to(Array._new(n), shape)._node)
     return record(Op.WHERE, dtype, shape, tuple(srcs))
+
+
+# --------------------------------------------------------------------------- argmax, argmin,
+# count_nonzero, nonzero, searchsorted (appended section: its imports are here)
+import functools  # noqa: E402
+from typing import Literal, Optional, Tuple  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from ._creation import asarray  # noqa: E402
+from ._elementwise import equal, isnan, not_equal  # noqa: E402
+from ._external import concrete, external, leaf  # noqa: E402
+from ._manipulation import cast, expand_dims, normalize_axis, reshape  # noqa: E402
+from ._statistical import max as _max, min as _min, sum as _sum  # noqa: E402
+
+
+def _np_argmax(v: np.ndarray, axis: int) -> np.ndarray:
+    return np.argmax(v, axis=axis)
+
+
+def _np_argmin(v: np.ndarray, axis: int) -> np.ndarray:
+    return np.argmin(v, axis=axis)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_positions(n: int, trailing: int) -> Array:
+    return leaf(np.arange(n, dtype=np.int64).reshape((n,) + (1,) * trailing))
+
+
+def _positions(n: int, trailing: int) -> Array:
+    """Indices 0..n-1 along an axis followed by ``trailing`` axes, as a data leaf
+    (small ones are reused across calls rather than rebuilt for each)."""
+    if n <= 1 << 20:
+        return _cached_positions(n, trailing)
+    return leaf(np.arange(n, dtype=np.int64).reshape((n,) + (1,) * trailing))
+
+
+def _first_index(x: Array, ax: int, n: int, pick) -> Array:
+    """Native arg-reduction: the smallest index along ``ax`` where ``x`` equals
+    ``pick(x)`` (max or min); NaN propagates through ``pick``, so then the first NaN."""
+    if x.dtype is dt.bool:
+        x = cast(x, dt.uint8)
+    idx = _positions(n, x.ndim - ax - 1)
+    miss = n
+    if x.dtype in dt.REAL_FLOATING:  # a nested where runs faster here than logical_or
+        miss = where(isnan(x), idx, n)
+    return _min(where(equal(x, pick(x, axis=ax, keepdims=True)), idx, miss), axis=ax)
+
+
+def _arg_extreme(x: Array, axis: Optional[int], keepdims: bool, fname: str, pick,
+                 np_fn) -> Array:
+    check_array(x, fname)
+    if axis is None:
+        flat, ax = reshape(x, (-1,)), 0
+    else:
+        flat, ax = x, normalize_axis(axis, x.ndim, fname)
+    n = flat._node.shape[ax]
+    if isinstance(n, int) and n == 0:
+        raise ValueError(f"{fname}() of an empty sequence: axis {ax} of the "
+                         f"{'flattened ' if axis is None else ''}input has size 0")
+    if isinstance(n, int) and x.dtype not in dt.COMPLEX_FLOATING:
+        out = _first_index(flat, ax, n, pick)
+    else:  # symbolic axis size (no index leaf can be built) or complex order
+        shape = tuple(d for i, d in enumerate(flat._node.shape) if i != ax)
+        (out,) = external(fname, np_fn, [flat], [(dt.int64, shape)], (ax,))
+    if keepdims:
+        out = expand_dims(out, axis=ax) if axis is not None else reshape(out, (1,) * x.ndim)
+    return out
+
+
+def argmax(x: Array, /, *, axis: Optional[int] = None, keepdims: bool = False) -> Array:
+    """Index (int64) of the first maximum along ``axis`` (of the flattened array when None).
+
+    A NaN counts as the maximum (its first index is returned, as numpy does);
+    complex values compare lexicographically.
+
+    >>> import lazyarray as xp
+    >>> xp.argmax(xp.asarray([[1, 5, 5], [7, 0, 7]]), axis=1).tolist()
+    [1, 0]
+    """
+    return _arg_extreme(x, axis, keepdims, "argmax", _max, _np_argmax)
+
+
+def argmin(x: Array, /, *, axis: Optional[int] = None, keepdims: bool = False) -> Array:
+    """Index (int64) of the first minimum along ``axis`` (of the flattened array when None).
+
+    A NaN counts as the minimum (its first index is returned, as numpy does);
+    complex values compare lexicographically.
+    """
+    return _arg_extreme(x, axis, keepdims, "argmin", _min, _np_argmin)
+
+
+def count_nonzero(x: Array, /, *, axis: Optional[Union[int, tuple]] = None,
+                  keepdims: bool = False) -> Array:
+    """Number (int64) of non-zero elements along ``axis`` (True for bools; NaN is non-zero;
+    a complex value is non-zero when either part is)."""
+    check_array(x, "count_nonzero")
+    nz = x if x.dtype is dt.bool else not_equal(x, 0)
+    return _sum(cast(nz, dt.int64), axis=axis, keepdims=keepdims)
+
+
+def nonzero(x: Array, /) -> Tuple[Array, ...]:
+    """Indices (int64) of the non-zero elements, one array per axis, in row-major order.
+
+    The result's size depends on the values, so ``x`` is evaluated now
+    (ConcretizationError when it depends on a placeholder).
+    """
+    check_array(x, "nonzero")
+    if x.ndim == 0:
+        raise ValueError("nonzero(): x must have at least one dimension, got a 0-d array")
+    (v,) = concrete([x], "nonzero", "has an output shape that depends on the values of x")
+    return tuple(leaf(i, dt.int64) for i in np.nonzero(v))
+
+
+def _np_searchsorted(a: np.ndarray, v: np.ndarray, *rest) -> np.ndarray:
+    *sorter, side = rest
+    return np.searchsorted(a, v, side=side, sorter=sorter[0] if sorter else None)
+
+
+def _check_sorter(sorter: Array, x1: Array) -> Array:
+    check_array(sorter, "searchsorted", "sorter")
+    if sorter.dtype not in dt.INTEGER:
+        raise TypeError(f"searchsorted(): sorter must have an integer dtype, got {sorter.dtype}")
+    n, m = sorter._node.shape, x1._node.shape
+    if len(n) != 1 or (isinstance(n[0], int) and isinstance(m[0], int) and n[0] != m[0]):
+        raise ValueError(f"searchsorted(): sorter must have the shape of x1 {x1.shape}, "
+                         f"got {sorter.shape}")
+    return sorter
+
+
+def searchsorted(x1: Array, x2: Union[Array, Scalar], /, *,
+                 side: Literal["left", "right"] = "left",
+                 sorter: Optional[Array] = None) -> Array:
+    """Indices (int64, shape of ``x2``) where inserting ``x2`` keeps ascending ``x1`` sorted.
+
+    ``x1`` is one-dimensional and sorted (or sorted by the indices ``sorter``);
+    a scalar ``x2`` takes ``x1``'s dtype and gives a 0-d result.  NaNs order
+    last, as in ``sort``.
+
+    >>> import lazyarray as xp
+    >>> xp.searchsorted(xp.asarray([1.0, 2.0, 3.0]), xp.asarray([2.0, 9.0])).tolist()
+    [1, 3]
+    """
+    check_array(x1, "searchsorted", "x1")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted(): x1 must be one-dimensional, got shape {x1.shape}")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+    if isinstance(x2, Array):
+        dtype = dt.result_type(x1, x2)
+    else:
+        dtype = dt.scalar_dtype(x2, x1.dtype)
+        x2 = asarray(x2, dtype=dtype)
+    inputs = [cast(x1, dtype), cast(x2, dtype)]
+    if sorter is not None:
+        inputs.append(_check_sorter(sorter, x1))
+    (out,) = external("searchsorted", _np_searchsorted, inputs,
+                      [(dt.int64, x2._node.shape)], (side,))
+    return out

@@ -1,16 +1,21 @@
-"""Statistical functions: sum, prod, max, min, mean.
+"""Statistical functions: sum, prod, max, min, mean, var, std, cumulative_sum, cumulative_prod.
 
 Reductions fuse with the elementwise expression that produces their input;
 floating-point sums are accumulated in an order LLVM may reassociate (the
 standard does not fix summation order; numpy itself sums pairwise).
+Cumulative sums and products are numpy steps inside the compiled program for
+now (``_external``), until the backend has a native scan kernel.
 """
 from __future__ import annotations
 
 from typing import Optional, Union
 
+import numpy as np
+
 from . import _dtypes as dt
 from ._array_object import Array, record
-from ._manipulation import cast, check_array, normalize_axes
+from ._manipulation import (broadcast_to, cast, check_array, concat, normalize_axes,
+                            normalize_axis)
 from .backend.ir import Op
 
 Axis = Optional[Union[int, tuple]]
@@ -31,10 +36,11 @@ def reduce(op: Op, x: Array, axis: Axis, keepdims: bool, out_dtype: dt.DType, fn
 def _accumulator_dtype(x: Array, dtype, fname: str) -> dt.DType:
     if dtype is not None:
         dt.check_dtype(dtype)
-        if dtype in dt.COMPLEX_FLOATING:
-            raise TypeError(f"{fname}(): complex dtypes are not supported yet")
-        if dtype not in dt.REAL_NUMERIC:  # a bool accumulator would add modulo 2
-            raise TypeError(f"{fname}(): dtype must be a real numeric dtype, got {dtype}")
+        if dtype not in dt.NUMERIC:  # a bool accumulator would add modulo 2
+            raise TypeError(f"{fname}(): dtype must be a numeric dtype (real numeric or "
+                            f"complex), got {dtype}")
+        if x.dtype in dt.COMPLEX_FLOATING and dtype not in dt.COMPLEX_FLOATING:
+            raise TypeError(f"{fname}(): cannot accumulate complex {x.dtype} in real {dtype}")
         return dtype
     if x.dtype in dt.SIGNED or x.dtype is dt.bool:
         return dt.int64
@@ -53,14 +59,14 @@ def _numeric(x: Array, fname: str, category: str = "real numeric") -> Array:
 def sum(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in int64/uint64 unless ``dtype`` says otherwise."""
-    _numeric(x, "sum")
+    _numeric(x, "sum", "numeric")
     return reduce(Op.SUM, x, axis, keepdims, _accumulator_dtype(x, dtype, "sum"), "sum")
 
 
 def prod(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,
          keepdims: bool = False) -> Array:
     """Product over ``axis``; integers accumulate in int64/uint64 unless ``dtype`` says otherwise."""
-    _numeric(x, "prod")
+    _numeric(x, "prod", "numeric")
     return reduce(Op.PROD, x, axis, keepdims, _accumulator_dtype(x, dtype, "prod"), "prod")
 
 
@@ -78,5 +84,101 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating-point input); NaN for an empty reduction."""
-    _numeric(x, "mean", "real floating")
+    _numeric(x, "mean", "floating")
     return reduce(Op.MEAN, x, axis, keepdims, x.dtype, "mean")
+
+
+def _count(x: Array, axes: tuple):
+    """Number of elements reduced over ``axes``: an int for concrete sizes, else a 0-d
+    array counted natively (a sum of ones over the reduced sizes only), so symbolic
+    sizes are known when the program runs."""
+    from ._elementwise import scalar_node
+    sizes = tuple(x._node.shape[a] for a in axes)
+    if all(isinstance(d, int) for d in sizes):
+        n = 1
+        for d in sizes:
+            n *= d
+        return n
+    return sum(broadcast_to(Array._new(scalar_node(1, x.dtype)), sizes))
+
+
+def var(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
+        keepdims: bool = False) -> Array:
+    """Variance over ``axis``: the sum of squared deviations from the mean divided by
+    ``N - correction`` (N elements reduced); NaN where ``N - correction <= 0``.
+
+    Real floating-point input keeps its dtype; integer input gives float64.
+    """
+    _numeric(x, "var")
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise TypeError(f"var(): correction must be an int or a float, got {correction!r}")
+    if x.dtype in dt.INTEGER:
+        x = cast(x, dt.float64)
+    from ._elementwise import greater, multiply, subtract
+    from ._searching import where
+    axes = normalize_axes(axis, x.ndim, "var")
+    d = subtract(x, reduce(Op.MEAN, x, axes, True, x.dtype, "var"))
+    ss = reduce(Op.SUM, multiply(d, d), axes, keepdims, x.dtype, "var")
+    n = _count(x, axes)
+    dof = n - correction if correction else n
+    if isinstance(dof, Array):
+        return where(greater(dof, 0), ss / dof, float("nan"))
+    return ss / dof if dof > 0 else ss * float("nan")
+
+
+def std(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
+        keepdims: bool = False) -> Array:
+    """Standard deviation over ``axis``: the square root of ``var`` (same arguments)."""
+    from ._elementwise import sqrt
+    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+# --------------------------------------------------------------------------- cumulative
+
+def _np_cumsum(v: np.ndarray, axis: int) -> np.ndarray:
+    return np.cumsum(v, axis=axis)
+
+
+def _np_cumprod(v: np.ndarray, axis: int) -> np.ndarray:
+    return np.cumprod(v, axis=axis)
+
+
+def _cumulative(fname: str, fn, initial: int, x: Array, axis: Optional[int], dtype,
+                include_initial: bool) -> Array:
+    from ._elementwise import scalar_node
+    from ._external import external
+    _numeric(x, fname, "numeric")
+    if x.ndim == 0:
+        raise ValueError(f"{fname}(): x must have at least one dimension, got a 0-d array")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"{fname}(): axis is required for an array of rank {x.ndim}")
+        axis = 0
+    ax = normalize_axis(axis, x.ndim, fname)
+    src = cast(x, _accumulator_dtype(x, dtype, fname))
+    (out,) = external(fname, fn, [src], [(src.dtype, src._node.shape)], (ax,))
+    if not include_initial:
+        return out
+    shape = src._node.shape[:ax] + (1,) + src._node.shape[ax + 1:]
+    first = broadcast_to(Array._new(scalar_node(initial, src.dtype)), shape)
+    return concat([first, out], axis=ax)
+
+
+def cumulative_sum(x: Array, /, *, axis: Optional[int] = None, dtype: Optional[dt.DType] = None,
+                   include_initial: bool = False) -> Array:
+    """Running sums along ``axis`` (optional for 1-d input), with a leading 0 when
+    ``include_initial``; dtypes as for ``sum``.  Interim: a numpy step in the program.
+
+    >>> import lazyarray as xp
+    >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True).tolist()
+    [0, 1, 3, 6]
+    """
+    return _cumulative("cumulative_sum", _np_cumsum, 0, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x: Array, /, *, axis: Optional[int] = None,
+                    dtype: Optional[dt.DType] = None,
+                    include_initial: bool = False) -> Array:
+    """Running products along ``axis`` (optional for 1-d input), with a leading 1 when
+    ``include_initial``; dtypes as for ``prod``.  Interim: a numpy step in the program."""
+    return _cumulative("cumulative_prod", _np_cumprod, 1, x, axis, dtype, include_initial)

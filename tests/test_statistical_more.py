@@ -1,0 +1,175 @@
+"""var, std, cumulative_sum, cumulative_prod, complex sum/prod/mean (statistical) and
+diff, all/any (utility) against numpy: values, dtypes and shapes, on concrete data
+and in programs with symbolic sizes.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+
+
+def check(got, want, rtol=1e-12):
+    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
+    assert isinstance(got, xp.Array)
+    want = np.asarray(want)
+    g = np.asarray(got)
+    assert g.shape == want.shape, (g.shape, want.shape)
+    assert g.dtype == want.dtype, (g.dtype, want.dtype)
+    if want.dtype.kind in "fc":
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=0, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(g, want)
+
+
+def run_symbolic(f, value, dtype=xp.float64):
+    """``f`` traced on a placeholder of ``value``'s rank with symbolic sizes, run on ``value``."""
+    p = xp.placeholder(tuple(f"d{i}" for i in range(np.ndim(value))), dtype, name="p")
+    return xp.compile(f(p), inputs=[p])(value)
+
+
+def np_var(a, axis, ddof, keepdims, std=False):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f = np.std if std else np.var
+        return f(a, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+@pytest.fixture
+def a3():
+    return np.random.default_rng(7).normal(size=(3, 4, 5))
+
+
+# --------------------------------------------------------------------------- var, std
+
+@pytest.mark.parametrize("axis", [None, 0, (1, 2), -1, ()])
+@pytest.mark.parametrize("correction", [0, 1, 2.5])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_var_std_match_numpy(a3, axis, correction, keepdims):
+    x = xp.asarray(a3)
+    check(xp.var(x, axis=axis, correction=correction, keepdims=keepdims),
+          np_var(a3, axis, correction, keepdims))
+    check(xp.std(x, axis=axis, correction=correction, keepdims=keepdims),
+          np_var(a3, axis, correction, keepdims, std=True))
+
+
+def test_var_nan_when_too_few_elements_float32_and_ints(a3):
+    x = xp.asarray(a3)
+    out = np.asarray(xp.var(x, axis=0, correction=3))  # 3 elements - 3 <= 0
+    assert out.shape == (4, 5) and np.isnan(out).all()
+    assert np.isnan(np.asarray(xp.std(xp.asarray(np.zeros((0,))))))
+    f = a3.astype(np.float32)
+    check(xp.var(xp.asarray(f), axis=1), np.var(f, axis=1), rtol=1e-5)
+    i = np.arange(10, dtype=np.int16)
+    check(xp.var(xp.asarray(i), correction=1), np.var(i, ddof=1))
+    with pytest.raises(TypeError):
+        xp.var(xp.asarray([True, False]))
+    with pytest.raises(TypeError):
+        xp.std(x, correction="1")
+
+
+def test_var_std_symbolic_sizes_count_at_run_time():
+    for shape in ((4, 3), (1, 2), (7, 5)):
+        v = np.random.default_rng(1).normal(size=shape)
+        check(run_symbolic(lambda p: xp.var(p, axis=0, correction=1), v), np_var(v, 0, 1, False))
+        check(run_symbolic(lambda p: xp.std(p, keepdims=True), v), np_var(v, None, 0, True, True))
+
+
+# --------------------------------------------------------------------------- cumulative
+
+@pytest.mark.parametrize("fname", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_matches_numpy(a3, fname, axis, include_initial):
+    np_fn, init = (np.cumsum, 0) if fname == "cumulative_sum" else (np.cumprod, 1)
+    want = np_fn(a3, axis=axis)
+    if include_initial:
+        shape = list(a3.shape)
+        shape[axis] = 1
+        want = np.concatenate([np.full(shape, init, a3.dtype), want], axis=axis)
+    got = getattr(xp, fname)(xp.asarray(a3), axis=axis, include_initial=include_initial)
+    check(got, want)
+
+
+@pytest.mark.parametrize("dtype,want", [(np.int8, np.int64), (np.uint16, np.uint64),
+                                        (np.int64, np.int64), (np.float32, np.float32),
+                                        (np.complex64, np.complex64)])
+def test_cumulative_dtypes(dtype, want):
+    v = (np.arange(1, 7) % 4).astype(dtype)
+    check(xp.cumulative_sum(xp.asarray(v)), np.cumsum(v).astype(want))
+    check(xp.cumulative_prod(xp.asarray(v), include_initial=True),
+          np.concatenate([[1], np.cumprod(v.astype(want))]).astype(want))
+    wide = xp.complex128 if v.dtype.kind == "c" else xp.float64
+    check(xp.cumulative_sum(xp.asarray(v), dtype=wide), np.cumsum(v.astype(wide.np)))
+
+
+def test_cumulative_errors_and_symbolic():
+    x = xp.asarray(np.ones((2, 3)))
+    with pytest.raises(ValueError):
+        xp.cumulative_sum(x)  # axis required above 1-d
+    with pytest.raises(ValueError):
+        xp.cumulative_sum(xp.asarray(1.0))
+    with pytest.raises(TypeError):
+        xp.cumulative_prod(xp.asarray([True]))
+    with pytest.raises(TypeError):
+        xp.cumulative_sum(xp.asarray([1j]), dtype=xp.float64)
+    for n in (0, 1, 6):
+        v = np.arange(n * 2.0).reshape(2, n)
+        check(run_symbolic(lambda p: xp.cumulative_sum(p, axis=1, include_initial=True) * 2, v),
+              np.concatenate([np.zeros((2, 1)), np.cumsum(v, 1)], 1) * 2)
+
+
+# --------------------------------------------------------------------------- complex reductions
+
+def test_complex_sum_prod_mean():
+    c = (np.arange(12) * (1 - 0.5j)).reshape(3, 4).astype(np.complex128)
+    x = xp.asarray(c)
+    check(xp.sum(x, axis=1), c.sum(axis=1))
+    check(xp.prod(x[:, 1:], axis=0), c[:, 1:].prod(axis=0))
+    check(xp.mean(x, axis=0, keepdims=True), c.mean(axis=0, keepdims=True))
+    f = np.linspace(0, 1, 5)
+    check(xp.sum(xp.asarray(f), dtype=xp.complex128), f.sum().astype(np.complex128))
+    with pytest.raises(TypeError):
+        xp.max(x)
+
+
+# --------------------------------------------------------------------------- diff, all, any
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("n", [0, 1, 2, 4, 7])
+def test_diff_matches_numpy(a3, axis, n):
+    check(xp.diff(xp.asarray(a3), axis=axis, n=n), np.diff(a3, axis=axis, n=n))
+
+
+def test_diff_prepend_append_dtypes_and_errors(a3):
+    x = xp.asarray(a3)
+    pre, app = a3[:, :1] * 2, a3[:, :3]
+    check(xp.diff(x, axis=1, n=2, prepend=xp.asarray(pre), append=xp.asarray(app)),
+          np.diff(a3, axis=1, n=2, prepend=pre, append=app))
+    check(xp.diff(x, axis=0, prepend=0.0), np.diff(a3, axis=0, prepend=0.0))
+    for dtype in (np.uint8, np.int32, np.bool_, np.complex64):
+        v = (np.arange(10) ** 2 % 7).astype(dtype)
+        check(xp.diff(xp.asarray(v)), np.diff(v))
+    with pytest.raises(ValueError):
+        xp.diff(xp.asarray(1.0))
+    with pytest.raises(ValueError):
+        xp.diff(x, n=-1)
+    with pytest.raises(IndexError):
+        xp.diff(x, axis=3)
+
+
+def test_diff_symbolic_sizes():
+    for n in (1, 2, 9):
+        v = np.arange(3.0 * n).reshape(3, n) ** 2
+        check(run_symbolic(lambda p: xp.diff(p, n=2), v), np.diff(v, n=2))
+        check(run_symbolic(lambda p: xp.diff(p, axis=0) + 1, v), np.diff(v, axis=0) + 1)
+
+
+def test_all_any_dtypes_and_axes(a3):
+    for v in (a3 > 0, (a3 * 3).astype(np.int8), a3.astype(np.complex64) * 1j, np.zeros((2, 0))):
+        x = xp.asarray(v)
+        for axis in (None, 0, -1, (0, 1)):
+            for kd in (False, True):
+                check(xp.all(x, axis=axis, keepdims=kd), np.all(v, axis=axis, keepdims=kd))
+                check(xp.any(x, axis=axis, keepdims=kd), np.any(v, axis=axis, keepdims=kd))
