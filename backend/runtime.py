@@ -14,7 +14,7 @@ import numpy as np
 from .ir import Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
-_REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN)
+_REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
 
 
 @dataclass

@@ -238,22 +238,22 @@ def _array_getitem(x: Array, key: tuple) -> Array:
     return out
 
 
-def _np_gather(v: np.ndarray, *rest) -> np.ndarray:
-    *idx, _k = rest
-    return v[tuple(idx)]
-
-
 def gather(x: Array, indices: list) -> Array:
     """``x[i1, ..., ik]`` for integer index arrays on the first k axes (numpy semantics).
 
-    Interim: a numpy step inside the compiled program, until the backend has a
-    native gather kernel.
+    A native gather: the reads fuse into the consuming kernel; negative indices
+    count from the end and an out-of-range one raises IndexError when it runs.
     """
-    from ._external import external
+    k = len(indices)
     bshape = broadcast_shapes(*(i._node.shape for i in indices))
-    shape = bshape + x._node.shape[len(indices):]
-    (out,) = external("gather", _np_gather, [x, *indices], [(x.dtype, shape)], (len(indices),))
-    return out
+    rest = x._node.shape[k:]
+    shape = bshape + rest
+    srcs = [x._node]
+    for i in indices:
+        i = expand_dims(i, axis=tuple(range(i.ndim, i.ndim + len(rest)))) if rest else i
+        srcs.append(broadcast_to(i, shape)._node)
+    other_map = tuple(len(bshape) + b for b in range(len(rest)))
+    return record(Op.GATHER, x.dtype, shape, tuple(srcs), (tuple(range(k)), other_map))
 
 
 def _key_spec(x: Array, key: tuple) -> tuple:
@@ -361,14 +361,9 @@ def take(x: Array, indices: Array, /, *, axis: Optional[int] = None) -> Array:
     return permute_dims(out, tuple(order))
 
 
-def _np_take_along_axis(v: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
-    return np.take_along_axis(v, idx, axis=axis)
-
-
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """``out[..., j, ...] = x[..., indices[..., j, ...], ...]`` along ``axis``; the other
-    axes of ``x`` and ``indices`` broadcast.  Interim: a numpy step in the program."""
-    from ._external import external
+    axes of ``x`` and ``indices`` broadcast.  A native gather, like ``take``."""
     check_array(x, "take_along_axis")
     check_array(indices, "take_along_axis", "indices")
     if indices.dtype not in dt.INTEGER:
@@ -382,6 +377,5 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     b = broadcast_shapes(sx[:ax] + (1,) + sx[ax + 1:], si[:ax] + (1,) + si[ax + 1:])
     xb = broadcast_to(x, b[:ax] + (sx[ax],) + b[ax + 1:])
     ib = broadcast_to(indices, b[:ax] + (si[ax],) + b[ax + 1:])
-    (out,) = external("take_along_axis", _np_take_along_axis, [xb, ib],
-                      [(x.dtype, ib._node.shape)], (ax,))
-    return out
+    others = tuple(b for b in range(x.ndim) if b != ax)
+    return record(Op.GATHER, x.dtype, ib._node.shape, (xb._node, ib._node), ((ax,), others))

@@ -1,12 +1,23 @@
-"""Searching functions: where."""
+"""Searching functions: where, argmax, argmin, count_nonzero, nonzero, searchsorted.
+
+argmax/argmin are native index-carrying reductions; searchsorted runs as a
+numpy step inside the program; nonzero's output shape depends on the values,
+so it evaluates its input.
+"""
 from __future__ import annotations
 
-from typing import Union
+from typing import Literal, Optional, Tuple, Union
+
+import numpy as np
 
 from . import _dtypes as dt
 from ._array_object import Array, record
-from ._elementwise import Scalar, _operands
-from ._manipulation import broadcast_shapes, broadcast_to, check_array
+from ._creation import asarray
+from ._elementwise import Scalar, _operands, not_equal
+from ._external import concrete, external, leaf
+from ._manipulation import (broadcast_shapes, broadcast_to, cast, check_array, expand_dims,
+                            normalize_axis, reshape)
+from ._statistical import sum as _sum
 from .backend.ir import Op
 
 
@@ -26,18 +37,7 @@ def where(condition: Array, x1: Union[Array, Scalar], x2: Union[Array, Scalar], 
     return record(Op.WHERE, dtype, shape, tuple(srcs))
 
 
-# --------------------------------------------------------------------------- argmax, argmin,
-# count_nonzero, nonzero, searchsorted (appended section: its imports are here)
-import functools  # noqa: E402
-from typing import Literal, Optional, Tuple  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from ._creation import asarray  # noqa: E402
-from ._elementwise import equal, isnan, not_equal  # noqa: E402
-from ._external import concrete, external, leaf  # noqa: E402
-from ._manipulation import cast, expand_dims, normalize_axis, reshape  # noqa: E402
-from ._statistical import max as _max, min as _min, sum as _sum  # noqa: E402
+# --------------------------------------------------------------------------- argmax, argmin
 
 
 def _np_argmax(v: np.ndarray, axis: int) -> np.ndarray:
@@ -48,33 +48,7 @@ def _np_argmin(v: np.ndarray, axis: int) -> np.ndarray:
     return np.argmin(v, axis=axis)
 
 
-@functools.lru_cache(maxsize=8)
-def _cached_positions(n: int, trailing: int) -> Array:
-    return leaf(np.arange(n, dtype=np.int64).reshape((n,) + (1,) * trailing))
-
-
-def _positions(n: int, trailing: int) -> Array:
-    """Indices 0..n-1 along an axis followed by ``trailing`` axes, as a data leaf
-    (small ones are reused across calls rather than rebuilt for each)."""
-    if n <= 1 << 20:
-        return _cached_positions(n, trailing)
-    return leaf(np.arange(n, dtype=np.int64).reshape((n,) + (1,) * trailing))
-
-
-def _first_index(x: Array, ax: int, n: int, pick) -> Array:
-    """Native arg-reduction: the smallest index along ``ax`` where ``x`` equals
-    ``pick(x)`` (max or min); NaN propagates through ``pick``, so then the first NaN."""
-    if x.dtype is dt.bool:
-        x = cast(x, dt.uint8)
-    idx = _positions(n, x.ndim - ax - 1)
-    miss = n
-    if x.dtype in dt.REAL_FLOATING:  # a nested where runs faster here than logical_or
-        miss = where(isnan(x), idx, n)
-    return _min(where(equal(x, pick(x, axis=ax, keepdims=True)), idx, miss), axis=ax)
-
-
-def _arg_extreme(x: Array, axis: Optional[int], keepdims: bool, fname: str, pick,
-                 np_fn) -> Array:
+def _arg_extreme(x: Array, axis: Optional[int], keepdims: bool, fname: str, np_fn) -> Array:
     check_array(x, fname)
     if axis is None:
         flat, ax = reshape(x, (-1,)), 0
@@ -84,10 +58,11 @@ def _arg_extreme(x: Array, axis: Optional[int], keepdims: bool, fname: str, pick
     if isinstance(n, int) and n == 0:
         raise ValueError(f"{fname}() of an empty sequence: axis {ax} of the "
                          f"{'flattened ' if axis is None else ''}input has size 0")
-    if isinstance(n, int) and x.dtype not in dt.COMPLEX_FLOATING:
-        out = _first_index(flat, ax, n, pick)
-    else:  # symbolic axis size (no index leaf can be built) or complex order
-        shape = tuple(d for i, d in enumerate(flat._node.shape) if i != ax)
+    shape = tuple(d for i, d in enumerate(flat._node.shape) if i != ax)
+    if x.dtype not in dt.COMPLEX_FLOATING:  # a native index-carrying reduction
+        op = Op.ARGMAX if fname == "argmax" else Op.ARGMIN
+        out = record(op, dt.int64, shape, (flat._node,), ((ax,), False))
+    else:  # complex values order lexicographically: numpy's argmax
         (out,) = external(fname, np_fn, [flat], [(dt.int64, shape)], (ax,))
     if keepdims:
         out = expand_dims(out, axis=ax) if axis is not None else reshape(out, (1,) * x.ndim)
@@ -104,7 +79,7 @@ def argmax(x: Array, /, *, axis: Optional[int] = None, keepdims: bool = False) -
     >>> xp.argmax(xp.asarray([[1, 5, 5], [7, 0, 7]]), axis=1).tolist()
     [1, 0]
     """
-    return _arg_extreme(x, axis, keepdims, "argmax", _max, _np_argmax)
+    return _arg_extreme(x, axis, keepdims, "argmax", _np_argmax)
 
 
 def argmin(x: Array, /, *, axis: Optional[int] = None, keepdims: bool = False) -> Array:
@@ -113,7 +88,7 @@ def argmin(x: Array, /, *, axis: Optional[int] = None, keepdims: bool = False) -
     A NaN counts as the minimum (its first index is returned, as numpy does);
     complex values compare lexicographically.
     """
-    return _arg_extreme(x, axis, keepdims, "argmin", _min, _np_argmin)
+    return _arg_extreme(x, axis, keepdims, "argmin", _np_argmin)
 
 
 def count_nonzero(x: Array, /, *, axis: Optional[Union[int, tuple]] = None,

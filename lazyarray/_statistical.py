@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-import numpy as np
 
 from . import _dtypes as dt
 from ._array_object import Array, record
@@ -135,18 +134,9 @@ def std(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
 
 # --------------------------------------------------------------------------- cumulative
 
-def _np_cumsum(v: np.ndarray, axis: int) -> np.ndarray:
-    return np.cumsum(v, axis=axis)
-
-
-def _np_cumprod(v: np.ndarray, axis: int) -> np.ndarray:
-    return np.cumprod(v, axis=axis)
-
-
-def _cumulative(fname: str, fn, initial: int, x: Array, axis: Optional[int], dtype,
+def _cumulative(fname: str, op: Op, initial: int, x: Array, axis: Optional[int], dtype,
                 include_initial: bool) -> Array:
     from ._elementwise import scalar_node
-    from ._external import external
     _numeric(x, fname, "numeric")
     if x.ndim == 0:
         raise ValueError(f"{fname}(): x must have at least one dimension, got a 0-d array")
@@ -156,7 +146,7 @@ def _cumulative(fname: str, fn, initial: int, x: Array, axis: Optional[int], dty
         axis = 0
     ax = normalize_axis(axis, x.ndim, fname)
     src = cast(x, _accumulator_dtype(x, dtype, fname))
-    (out,) = external(fname, fn, [src], [(src.dtype, src._node.shape)], (ax,))
+    out = record(op, src.dtype, src._node.shape, (src._node,), ax)  # a native scan kernel
     if not include_initial:
         return out
     shape = src._node.shape[:ax] + (1,) + src._node.shape[ax + 1:]
@@ -167,18 +157,18 @@ def _cumulative(fname: str, fn, initial: int, x: Array, axis: Optional[int], dty
 def cumulative_sum(x: Array, /, *, axis: Optional[int] = None, dtype: Optional[dt.DType] = None,
                    include_initial: bool = False) -> Array:
     """Running sums along ``axis`` (optional for 1-d input), with a leading 0 when
-    ``include_initial``; dtypes as for ``sum``.  Interim: a numpy step in the program.
+    ``include_initial``; dtypes as for ``sum``.
 
     >>> import lazyarray as xp
     >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True).tolist()
     [0, 1, 3, 6]
     """
-    return _cumulative("cumulative_sum", _np_cumsum, 0, x, axis, dtype, include_initial)
+    return _cumulative("cumulative_sum", Op.CUMULATIVE_SUM, 0, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x: Array, /, *, axis: Optional[int] = None,
                     dtype: Optional[dt.DType] = None,
                     include_initial: bool = False) -> Array:
     """Running products along ``axis`` (optional for 1-d input), with a leading 1 when
-    ``include_initial``; dtypes as for ``prod``.  Interim: a numpy step in the program."""
-    return _cumulative("cumulative_prod", _np_cumprod, 1, x, axis, dtype, include_initial)
+    ``include_initial``; dtypes as for ``prod``."""
+    return _cumulative("cumulative_prod", Op.CUMULATIVE_PROD, 1, x, axis, dtype, include_initial)
