@@ -9,7 +9,9 @@ class _Info:
     """What this namespace supports (the standard's inspection API)."""
 
     def capabilities(self) -> dict:
-        return {"boolean indexing": False, "data-dependent shapes": False,
+        # Boolean masks and data-dependent shapes (nonzero, unique_*) evaluate their
+        # inputs at that point; on placeholders they raise ConcretizationError.
+        return {"boolean indexing": True, "data-dependent shapes": True,
                 "max dimensions": 64}
 
     def default_device(self):
