@@ -96,7 +96,8 @@ class ProgramCache:
         self.code: dict = {}
         self.runners = _LRU(MAX_ENTRIES)
         self._inflight: dict = {}
-        self.hits = self.misses = 0
+        self.hits = self.misses = self.disk_hits = 0
+        self._diskcache = False  # resolved on the first compile
         self.compile_seconds = 0.0
         self.listeners: list[Callable] = []
 
@@ -147,32 +148,61 @@ class ProgramCache:
             ev.wait()
             return self._code(sig, sched)
         try:
-            # llvmlite is imported on the first compile: importing lazyarray stays cheap.
-            from . import codegen as cg
-            from . import llvm
-            t0 = time.perf_counter()
-            gen = llvm.codegen()
-            name = "lazyarray_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
-            text = cg.ModuleBuilder(name, gen.vector_variants).build(sched)
-            n_native = sum(1 for kind, _ in sched.stages if kind == "native")
-            compiled = gen.compile(text, name, n_native)
-            dt = time.perf_counter() - t0
+            compiled, dt = self._build(sig, sched)
             with self.lock:
                 self.code[sig] = compiled
-                self.misses += 1
-                self.compile_seconds += dt
-            for cb in self.listeners:
-                cb(sig, dt, compiled)
+                if dt is None:
+                    self.disk_hits += 1
+                else:
+                    self.misses += 1
+                    self.compile_seconds += dt
+            if dt is not None:
+                for cb in self.listeners:
+                    cb(sig, dt, compiled)
             return compiled
         finally:
             with self.lock:
                 self._inflight.pop(sig, None)
             ev.set()
 
+    def _build(self, sig: tuple, sched: Schedule):
+        """(Compiled, compile seconds or None when loaded from the disk cache)."""
+        # llvmlite is imported on the first compile: importing lazyarray stays cheap.
+        from . import codegen as cg
+        from . import llvm
+        t0 = time.perf_counter()
+        gen = llvm.codegen()
+        name = "lazyarray_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
+        n_native = sum(1 for kind, _ in sched.stages if kind == "native")
+
+        def source() -> str:
+            return cg.ModuleBuilder(name, gen.vector_variants).build(sched)
+
+        disk = self._disk(gen)
+        obj = disk.load(name) if disk else None
+        if obj is not None:
+            try:
+                return llvm.Compiled(gen.load(obj, name, n_native), {}, source), None
+            except (ValueError, RuntimeError):
+                disk.discard(name)  # damaged or foreign: compile it again below
+        obj, seconds = gen.compile(source())
+        cfuncs = gen.load(obj, name, n_native)
+        if disk:
+            disk.store(name, obj)
+        return llvm.Compiled(cfuncs, seconds, source), time.perf_counter() - t0
+
+    def _disk(self, gen):
+        """The disk cache for this process's code generator (None when disabled)."""
+        if self._diskcache is False:
+            from . import diskcache
+            folder = diskcache.directory()
+            self._diskcache = folder and diskcache.DiskCache(folder, gen.fingerprint())
+        return self._diskcache
+
     def info(self) -> dict:
         with self.lock:
-            return {"hits": self.hits, "misses": self.misses, "entries": len(self.code),
-                    "compile_seconds": self.compile_seconds}
+            return {"hits": self.hits, "misses": self.misses, "disk_hits": self.disk_hits,
+                    "entries": len(self.code), "compile_seconds": self.compile_seconds}
 
     def clear(self) -> None:
         """Forget schedules and bound runners (compiled code stays in the engine)."""

@@ -23,12 +23,19 @@ _VECTOR_WIDTHS = {"avx512f": (("e", 8), ("d", 4)), "avx2": (("d", 4),)}
 
 @dataclass
 class Compiled:
-    """A compiled program: the entry function and how it was made."""
+    """A compiled program: its entry functions, and its IR text on demand."""
 
     cfuncs: list          # one entry function per native stage
-    ir: str
-    optimized_ir: str
-    seconds: dict
+    seconds: dict         # where compile time went (empty when loaded from disk)
+    source: object        # () -> the module's IR text (rebuilt, not kept)
+
+    @property
+    def ir(self) -> str:
+        return self.source()
+
+    @property
+    def optimized_ir(self) -> str:
+        return str(codegen().optimize(self.source())[0])
 
 
 class Codegen:
@@ -48,7 +55,6 @@ class Codegen:
         self.engine = llvm.create_mcjit_compiler(empty, self.tm)
         self.lock = threading.Lock()
         self.vector_variants = self._load_libmvec()
-        self._modules = []  # keep ModuleRefs alive: the engine owns their code
 
     def _load_libmvec(self) -> dict:
         """libm name -> [(libmvec symbol, lanes)] for the variants this CPU can run."""
@@ -75,8 +81,16 @@ class Codegen:
                     table[name] = found
         return table
 
-    def compile(self, ir_text: str, entry: str, n_entries: int) -> Compiled:
-        """Verify, optimise and JIT ``ir_text``; return its functions ``<entry>_<i>``."""
+    def fingerprint(self) -> str:
+        """What the generated code depends on besides the program itself."""
+        import llvmlite
+        from . import diskcache
+        return diskcache.fingerprint(llvmlite.__version__, str(llvm.llvm_version_info),
+                                     self.triple, self.cpu, self.features,
+                                     repr(sorted(self.vector_variants.items())), str(OPT_LEVEL))
+
+    def optimize(self, ir_text: str):
+        """Parse, verify, run the optimisation pipeline, verify: (module, seconds)."""
         t0 = time.perf_counter()
         mod = llvm.parse_assembly(ir_text)
         mod.triple = self.triple
@@ -89,15 +103,28 @@ class Codegen:
         pb = llvm.create_pass_builder(self.tm, pto)
         pb.getModulePassManager().run(mod, pb)
         mod.verify()
-        t2 = time.perf_counter()
+        return mod, {"parse": t1 - t0, "optimize": time.perf_counter() - t1}
+
+    def compile(self, ir_text: str) -> tuple:
+        """Optimise ``ir_text`` and emit machine code: (object bytes, seconds)."""
+        mod, seconds = self.optimize(ir_text)
+        t0 = time.perf_counter()
+        obj = self.tm.emit_object(mod)
+        seconds["codegen"] = time.perf_counter() - t0
+        return obj, seconds
+
+    def load(self, obj: bytes, entry: str, n_entries: int) -> list:
+        """Link object code into the engine; the addresses of ``<entry>_<i>``.
+
+        Raises ValueError when an entry is missing (a foreign or damaged object).
+        """
         with self.lock:
-            self.engine.add_module(mod)
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
             addrs = [self.engine.get_function_address(f"{entry}_{i}") for i in range(n_entries)]
-            self._modules.append(mod)
-        t3 = time.perf_counter()
-        return Compiled([ENTRY_TYPE(a) for a in addrs], ir_text, str(mod),
-                        {"parse": t1 - t0, "optimize": t2 - t1, "codegen": t3 - t2})
+        if not all(addrs):
+            raise ValueError(f"object code lacks the entry functions of {entry}")
+        return [ENTRY_TYPE(a) for a in addrs]
 
     def asm(self, optimized_ir: str) -> str:
         mod = llvm.parse_assembly(optimized_ir)

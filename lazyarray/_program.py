@@ -106,12 +106,14 @@ class CacheInfo(NamedTuple):
 
     hits: int
     misses: int
+    disk_hits: int
     entries: int
     compile_seconds: float
 
 
 def compile_cache_info() -> CacheInfo:
-    """Hits, misses (LLVM compiles), entries and total compile seconds so far."""
+    """Hits, misses (LLVM compiles), programs loaded from the disk cache, entries
+    and total compile seconds so far."""
     return CacheInfo(**PROGRAMS.info())
 
 
