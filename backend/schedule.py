@@ -57,6 +57,7 @@ class Kernel:
     iter_axes: tuple              # (node index, axis) giving each iteration size
     meta_base: int                # first slot of this kernel in the meta array
     scan: bool = False            # store the running reduction at every step
+    matmul: bool = False          # a contraction: emitted as a cache-blocked i-k-j loop nest
 
     @property
     def meta_size(self) -> int:
@@ -67,7 +68,7 @@ class Kernel:
 
     def signature(self) -> tuple:
         """What the generated code depends on (no node indices, no view chains)."""
-        return (self.n_out, self.n_red, self.reduce, self.scan, self.body,
+        return (self.n_out, self.n_red, self.reduce, self.scan, self.matmul, self.body,
                 tuple((a.buf, len(a.dyn)) for a in self.loads), self.value, self.store.buf,
                 self.out_dtype.name, self.meta_base)
 
@@ -177,7 +178,7 @@ class _BodyBuilder:
         self.loads: list = []
         self.memo: dict = {}
         self.store_chain: tuple = ()
-        self.scan = False
+        self.scan = self.matmul = False
 
     def build(self) -> None:
         node = self.nodes[self.root]
@@ -229,6 +230,7 @@ class _BodyBuilder:
         self.iter_axes = tuple((ia, k) for k in batch) + ((ia, r - 2), (ib, r - 1), (ia, r - 1))
         self.n_out, self.n_red, self.reduce = r, 1, Op.SUM
         self.store_imap = tuple(range(r))
+        self.matmul = True
 
     def _build_part(self, node: Node) -> None:
         """One source of a multi-part root, written through a view of its buffer."""
@@ -413,4 +415,4 @@ def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: i
     loads = tuple(Access(slot[j], c, m, d) for (j, c, m, d) in b.loads)
     store = Access(slot[b.root], b.store_chain, b.store_imap)
     return Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value, store, dtype, b.iter_axes,
-                  base, b.scan)
+                  base, b.scan, b.matmul)
