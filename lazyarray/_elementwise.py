@@ -247,7 +247,7 @@ def conj(x: Array, /) -> Array:
 
 def clip(x: Array, /, min: Union[Array, Scalar, None] = None,  # noqa: A002
          max: Union[Array, Scalar, None] = None) -> Array:  # noqa: A002
-    """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype and shape."""
+    """``x`` limited to ``[min, max]``: x's dtype, the broadcast shape of x and the bounds."""
     check_array(x, "clip")
     _check_category("clip", "real numeric", x.dtype)
     out = x
@@ -260,8 +260,6 @@ def clip(x: Array, /, min: Union[Array, Scalar, None] = None,  # noqa: A002
             if bound.dtype is not x.dtype:
                 raise TypeError(f"clip(): {fn[:3]} dtype {bound.dtype} does not match x's {x.dtype}")
         out = globals()[fn](out, bound)
-        if out._node.shape != x._node.shape:
-            raise ValueError(f"clip(): bounds must broadcast to x's shape {x.shape}")
     return out if out is not x else Array._new(x._node)
 
 
