@@ -9,7 +9,6 @@ their views share one compiled program.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -20,7 +19,7 @@ from . import runtime
 from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Op
 from .schedule import Schedule, schedule
 
-MAX_ENTRIES = 4096
+MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt, not recompiled
 
 
 # Op parameters that change the schedule or the code go into the structural key;
@@ -115,7 +114,7 @@ class ProgramCache:
     def executable(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Executable:
         """The executable for ``nodes`` computing ``outputs``; compiles on a miss."""
         sched = self.schedule(nodes, outputs, key)
-        return Executable(sched, self._code(sched.signature(), sched))
+        return Executable(sched, self._code(sched.name, sched))
 
     def runner(self, nodes: list, outputs: tuple, keys: tuple, env: dict) -> runtime.Runner:
         """A bound runner for ``nodes``: reused while structure and binding key repeat."""
@@ -134,23 +133,23 @@ class ProgramCache:
                 self.hits += 1
         return r
 
-    def _code(self, sig: tuple, sched: Schedule):
+    def _code(self, name: str, sched: Schedule):
         with self.lock:
-            hit = self.code.get(sig)
+            hit = self.code.get(name)
             if hit is not None:
                 self.hits += 1
                 return hit
-            ev = self._inflight.get(sig)
+            ev = self._inflight.get(name)
             owner = ev is None
             if owner:
-                ev = self._inflight[sig] = threading.Event()
+                ev = self._inflight[name] = threading.Event()
         if not owner:  # another thread compiles this key: wait for it, never compile twice
             ev.wait()
-            return self._code(sig, sched)
+            return self._code(name, sched)
         try:
-            compiled, dt = self._build(sig, sched)
+            compiled, dt = self._build(name, sched)
             with self.lock:
-                self.code[sig] = compiled
+                self.code[name] = compiled
                 if dt is None:
                     self.disk_hits += 1
                 else:
@@ -158,38 +157,39 @@ class ProgramCache:
                     self.compile_seconds += dt
             if dt is not None:
                 for cb in self.listeners:
-                    cb(sig, dt, compiled)
+                    cb(name, dt, compiled)
             return compiled
         finally:
             with self.lock:
-                self._inflight.pop(sig, None)
+                self._inflight.pop(name, None)
             ev.set()
 
-    def _build(self, sig: tuple, sched: Schedule):
+    def _build(self, name: str, sched: Schedule):
         """(Compiled, compile seconds or None when loaded from the disk cache)."""
         # llvmlite is imported on the first compile: importing lazyarray stays cheap.
         from . import codegen as cg
         from . import llvm
         t0 = time.perf_counter()
         gen = llvm.codegen()
-        name = "lazyarray_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
         n_native = sum(1 for kind, _ in sched.stages if kind == "native")
-
-        def source() -> str:
-            return cg.ModuleBuilder(name, gen.vector_variants).build(sched)
-
         disk = self._disk(gen)
         obj = disk.load(name) if disk else None
         if obj is not None:
             try:
-                return llvm.Compiled(gen.load(obj, name, n_native), {}, source), None
+                return llvm.Compiled(gen.load(obj, name, n_native), {}), None
             except (ValueError, RuntimeError):
                 disk.discard(name)  # damaged or foreign: compile it again below
-        obj, seconds = gen.compile(source())
+        obj, seconds = gen.compile(cg.ModuleBuilder(name, gen.vector_variants).build(sched))
         cfuncs = gen.load(obj, name, n_native)
         if disk:
             disk.store(name, obj)
-        return llvm.Compiled(cfuncs, seconds, source), time.perf_counter() - t0
+        return llvm.Compiled(cfuncs, seconds), time.perf_counter() - t0
+
+    def ir_text(self, sched: Schedule) -> str:
+        """The LLVM IR of a schedule's program, as it is compiled."""
+        from . import codegen as cg
+        from . import llvm
+        return cg.ModuleBuilder(sched.name, llvm.codegen().vector_variants).build(sched)
 
     def _disk(self, gen):
         """The disk cache for this process's code generator (None when disabled)."""

@@ -7,6 +7,7 @@ optimisation.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import ctypes.util
 import threading
@@ -14,6 +15,8 @@ import time
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
+
+from . import worker
 
 OPT_LEVEL = 3
 
@@ -23,25 +26,16 @@ _VECTOR_WIDTHS = {"avx512f": (("e", 8), ("d", 4)), "avx2": (("d", 4),)}
 
 @dataclass
 class Compiled:
-    """A compiled program: its entry functions, and its IR text on demand."""
+    """A compiled program: its entry functions (one per native stage)."""
 
-    cfuncs: list          # one entry function per native stage
+    cfuncs: list
     seconds: dict         # where compile time went (empty when loaded from disk)
-    source: object        # () -> the module's IR text (rebuilt, not kept)
-
-    @property
-    def ir(self) -> str:
-        return self.source()
-
-    @property
-    def optimized_ir(self) -> str:
-        return str(codegen().optimize(self.source())[0])
 
 
 class Codegen:
     """Owns the target machine, the pass pipeline and the JIT engine."""
 
-    def __init__(self) -> None:
+    def __init__(self, in_process: bool = False) -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         self.triple = llvm.get_process_triple()
@@ -55,6 +49,10 @@ class Codegen:
         self.engine = llvm.create_mcjit_compiler(empty, self.tm)
         self.lock = threading.Lock()
         self.vector_variants = self._load_libmvec()
+        self._pool = None
+        if not in_process and worker.enabled():
+            self._pool = worker.Pool(self.compile_here)
+            atexit.register(self._pool.close)
 
     def _load_libmvec(self) -> dict:
         """libm name -> [(libmvec symbol, lanes)] for the variants this CPU can run."""
@@ -106,7 +104,12 @@ class Codegen:
         return mod, {"parse": t1 - t0, "optimize": time.perf_counter() - t1}
 
     def compile(self, ir_text: str) -> tuple:
-        """Optimise ``ir_text`` and emit machine code: (object bytes, seconds)."""
+        """Optimise ``ir_text`` and emit machine code: (object bytes, seconds), in the
+        compile worker when one is ready (see worker.py), else here."""
+        return self._pool.compile(ir_text) if self._pool else self.compile_here(ir_text)
+
+    def compile_here(self, ir_text: str) -> tuple:
+        """``compile`` in this process."""
         mod, seconds = self.optimize(ir_text)
         t0 = time.perf_counter()
         obj = self.tm.emit_object(mod)

@@ -16,6 +16,7 @@ schedule, indexed by topological position.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -103,6 +104,15 @@ class Schedule:
         stages = tuple((kind, tuple(x) if kind == "native" else None) for kind, x in self.stages)
         return (tuple(k.signature() for k in self.kernels), stages, len(self.buffers),
                 self.n_inputs, len(self.scalars), self.meta_size)
+
+    @property
+    def name(self) -> str:
+        """The program's entry symbol: a digest of ``signature``, computed once."""
+        name = self.__dict__.get("_name")
+        if name is None:
+            digest = hashlib.sha1(repr(self.signature()).encode()).hexdigest()[:20]
+            name = self.__dict__["_name"] = "lazyarray_" + digest
+        return name
 
 
 def schedule(nodes: list, outputs: list) -> Schedule:

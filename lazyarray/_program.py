@@ -10,6 +10,7 @@ positionally, without compiling again.
 from __future__ import annotations
 
 import inspect
+import threading
 from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
@@ -18,6 +19,7 @@ from . import _dtypes as dt
 from ._array_object import Array, data_leaf
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
+from ._memory import check_allocation, check_shape
 from .backend import runtime
 from .backend.cache import PROGRAMS, graph_key, graph_keys
 from .backend.ir import Dim, Node, Op, sym, toposort
@@ -40,6 +42,9 @@ def placeholder(shape: Sequence[Union[int, str]], dtype: dt.DType = dt.float64,
     dt.check_dtype(dtype)
     if isinstance(shape, (int, str)):
         shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"placeholder(): shape must be a tuple of ints and names, "
+                        f"got {type(shape).__name__}")
     dims = []
     for d in shape:
         if isinstance(d, str):
@@ -53,6 +58,7 @@ def placeholder(shape: Sequence[Union[int, str]], dtype: dt.DType = dt.float64,
                              f"got {d!r}")
     if name is not None and not isinstance(name, str):
         raise TypeError(f"placeholder(): name must be a str, got {type(name).__name__}")
+    check_shape(tuple(dims), "placeholder()")
     return Array._new(Node(Op.PLACEHOLDER, dtype, tuple(dims), (), name))
 
 
@@ -72,20 +78,55 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
             pending.append(n)
         elif n.op is Op.SCALAR and n.value is not None and not isinstance(n.value, np.ndarray):
             n.value = np.asarray(n.value, dtype=n.dtype.np)
-    if pending:
-        nodes = toposort(pending)
+    # Another thread may evaluate part of this graph meanwhile: work on a frozen copy.
+    pairs = [(n, f) for n, f in zip(pending, freeze(pending)) if f.value is None]
+    if pairs:
+        nodes = toposort([f for _, f in pairs])
         names = [n.arg or "<unnamed>" for n in nodes if n.op is Op.PLACEHOLDER]
         if names:
             raise concretization_error(what, names)
         index = {id(n): i for i, n in enumerate(nodes)}
-        runner = PROGRAMS.runner(nodes, tuple(index[id(n)] for n in pending), graph_keys(nodes), {})
+        outputs = tuple(index[id(f)] for _, f in pairs)
+        runner = PROGRAMS.runner(nodes, outputs, graph_keys(nodes), {})
+        check_allocation(runner.allocs, what)
         sched = runner.schedule
         inputs = [nodes[j].value for j in sched.buffers[:sched.n_inputs]]
         scal = runtime.pack_scalars(sched, nodes) if sched.scalars else None
         outs = runner(inputs, scal)
-        for n, v in zip(pending, outs):
+        for (n, _), v in zip(pairs, outs):
             n.value = v
     return [a._node.value for a in arrays]
+
+
+def freeze(roots: list) -> list:
+    """``roots`` over a private copy of their graph: every node without a value is copied,
+    nodes holding a value (leaves, evaluated arrays) are shared.
+
+    The backend reads ``value`` to tell leaves from computed nodes while it builds
+    keys, schedules and bindings; a node evaluated by another thread (or later by
+    this one) in between would make those disagree and leave a wrong entry in the
+    shared caches.  Each node's value is read once here, and nobody else ever
+    evaluates the copies.
+    """
+    memo: dict = {}
+    for root in roots:
+        stack = [root]
+        while stack:
+            n = stack[-1]
+            if id(n) in memo:
+                stack.pop()
+                continue
+            if n.value is not None or not n.srcs:
+                memo[id(n)] = n
+                stack.pop()
+                continue
+            todo = [s for s in n.srcs if id(s) not in memo]
+            if todo:
+                stack.extend(reversed(todo))
+                continue
+            stack.pop()
+            memo[id(n)] = Node(n.op, n.dtype, n.shape, tuple(memo[id(s)] for s in n.srcs), n.arg)
+    return [memo[id(r)] for r in roots]
 
 
 def evaluate(*arrays: Array):
@@ -141,11 +182,16 @@ class Program:
 
     def __init__(self, outputs: ArrayOrArrays, inputs: Sequence[Array]) -> None:
         self._single = isinstance(outputs, Array)
+        if not self._single and not isinstance(outputs, (list, tuple)):
+            raise TypeError("compile(): outputs must be an Array or a non-empty list/tuple of "
+                            f"Arrays, got {type(outputs).__name__}")
         outs = [outputs] if self._single else list(outputs)
         if not outs or not all(isinstance(o, Array) for o in outs):
             raise TypeError("compile(): outputs must be an Array or a non-empty list/tuple of Arrays")
         self._placeholders = _check_inputs(inputs)
-        self._nodes = nodes = toposort([o._node for o in outs])
+        # A snapshot: evaluating an intermediate array later must not change this program.
+        roots = freeze([o._node for o in outs])
+        self._nodes = nodes = toposort(roots)
         ph_ids = {id(p._node) for p in self._placeholders}
         missing = [n.arg or "<unnamed>" for n in nodes
                    if n.op is Op.PLACEHOLDER and id(n) not in ph_ids]
@@ -156,7 +202,7 @@ class Program:
         self._leaves = [p._node for p in self._placeholders] + captured
         self.inputs = tuple(self._placeholders) + tuple(Array._new(n) for n in captured)
         index = {id(n): i for i, n in enumerate(nodes)}
-        self._outputs = tuple(index[id(o._node)] for o in outs)
+        self._outputs = tuple(index[id(r)] for r in roots)
         self.ops = tuple(op_name(n) for n in nodes
                          if not n.is_buffer and n.op not in (Op.DATA, Op.SCALAR))
         self._key = graph_key(nodes)
@@ -226,6 +272,9 @@ class Program:
         where: dict = {}
         for i, p in enumerate(self._placeholders):
             label = input_label(i, p._node.arg)
+            if len(shapes[i]) != len(p._node.shape):  # Prepared's fast path checks dtypes only
+                raise ValueError(f"{label}: rank mismatch: expected shape {_fmt(p._node.shape)}, "
+                                 f"got {_fmt(shapes[i])}")
             for ax, (want, got) in enumerate(zip(p._node.shape, shapes[i])):
                 if isinstance(got, Dim):
                     raise ValueError(f"{label}: prepare() needs concrete sizes, got symbolic "
@@ -248,12 +297,13 @@ class Program:
         return listing(self._nodes, self._placeholders, self._leaves, self._outputs)
 
     def lowered_ir(self) -> str:
-        """The LLVM IR of this program before optimisation (compiles if needed)."""
-        return PROGRAMS.executable(self._nodes, self._outputs, self._key).compiled.ir
+        """The LLVM IR of this program before optimisation."""
+        return PROGRAMS.ir_text(self._schedule)
 
     def optimized_ir(self) -> str:
         """The LLVM IR after the optimisation pipeline."""
-        return PROGRAMS.executable(self._nodes, self._outputs, self._key).compiled.optimized_ir
+        from .backend.llvm import codegen
+        return str(codegen().optimize(self.lowered_ir())[0])
 
     def asm(self) -> str:
         """The native assembly of this program."""
@@ -295,8 +345,14 @@ class Prepared:
         r = self._runners.get(shapes)
         if r is None:
             p = self.program
-            bound = runtime.bind(p._schedule, p._nodes, p._env(list(shapes)))
+            env = p._env(list(shapes))
+            try:
+                bound = runtime.bind(p._schedule, p._nodes, env)
+            except OverflowError:  # a symbolic size past int64, e.g. n * a huge repeat count
+                raise ValueError(f"with sizes {env} an array of this program would be larger "
+                                 "than the largest possible size (2**63 - 1)") from None
             r = runtime.Runner(self._cfuncs, p._schedule, bound, p._scalars)
+            check_allocation(r.allocs, f"running this program with sizes {env}")
             if len(self._runners) >= 64:
                 self._runners.clear()
             self._runners[shapes] = r
@@ -352,6 +408,7 @@ class JitFunction:
         self.symbolic = symbolic
         self.trace_count = 0
         self._cache: dict = {}
+        self._lock = threading.RLock()  # re-entrant: f may call this function again
         try:
             self._names = list(inspect.signature(f).parameters)
         except (TypeError, ValueError):
@@ -376,8 +433,11 @@ class JitFunction:
         key = tuple(sig)
         prepared = self._cache.get(key)
         if prepared is None:
-            prepared = self._trace(args, sig)
-            self._cache[key] = prepared
+            with self._lock:  # threads calling with one new signature trace it once
+                prepared = self._cache.get(key)
+                if prepared is None:
+                    prepared = self._trace(args, sig)
+                    self._cache[key] = prepared
         return prepared(*vals)
 
     def _trace(self, args, sig) -> Prepared:
