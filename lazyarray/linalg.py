@@ -323,18 +323,24 @@ def _rtol_input(x: Array, rtol, batch: tuple, fname: str) -> Array:
     return leaf(np.asarray(rtol, dtype=real.np))  # a data input: its value is no code constant
 
 
+def _with_rtol(fname: str, x: Array, rtol, batch: tuple, out: tuple, fns: tuple) -> Array:
+    """Record ``fns[0]`` (numpy's default rtol), or ``fns[1]`` with ``rtol`` as a second
+    input, producing one array of ``out = (dtype, shape)``."""
+    if rtol is None:
+        (res,) = external(f"linalg.{fname}", fns[0], [x], [out])
+    else:
+        r = _rtol_input(x, rtol, batch, fname)
+        (res,) = external(f"linalg.{fname}_rtol", fns[1], [x, r], [out])
+    return res
+
+
 def pinv(x: Array, /, *, rtol: Optional[Union[float, Array]] = None) -> Array:
     """Moore-Penrose pseudo-inverses, shape ``(..., N, M)``; singular values at most
     ``rtol * largest`` count as zero (default ``max(M, N) * eps``)."""
     _floating(x, "pinv")
     batch, m, n = _matrices(x, "pinv")
-    out_spec = [(x.dtype, batch + (n, m))]
-    if rtol is None:
-        (out,) = external("linalg.pinv", _np_pinv, [x], out_spec)
-    else:
-        r = _rtol_input(x, rtol, batch, "pinv")
-        (out,) = external("linalg.pinv_rtol", _np_pinv_rtol, [x, r], out_spec)
-    return out
+    return _with_rtol("pinv", x, rtol, batch, (x.dtype, batch + (n, m)),
+                      (_np_pinv, _np_pinv_rtol))
 
 
 def matrix_rank(x: Array, /, *, rtol: Optional[Union[float, Array]] = None) -> Array:
@@ -342,13 +348,8 @@ def matrix_rank(x: Array, /, *, rtol: Optional[Union[float, Array]] = None) -> A
     int64, shape ``x.shape[:-2]``."""
     _floating(x, "matrix_rank")
     batch, _, _ = _matrices(x, "matrix_rank")
-    out_spec = [(dt.int64, batch)]
-    if rtol is None:
-        (out,) = external("linalg.matrix_rank", _np_matrix_rank, [x], out_spec)
-    else:
-        r = _rtol_input(x, rtol, batch, "matrix_rank")
-        (out,) = external("linalg.matrix_rank_rtol", _np_matrix_rank_rtol, [x, r], out_spec)
-    return out
+    return _with_rtol("matrix_rank", x, rtol, batch, (dt.int64, batch),
+                      (_np_matrix_rank, _np_matrix_rank_rtol))
 
 
 def matrix_power(x: Array, n: int, /) -> Array:

@@ -8,14 +8,12 @@ import pytest
 import lazyarray as xp
 from lazyarray import fft as F
 
+from helpers import data, npd
+
 COMPLEX = ["complex64", "complex128"]
 REAL = ["float32", "float64"]
 C_OF = {"float32": "complex64", "float64": "complex128"}
 R_OF = {"complex64": "float32", "complex128": "float64"}
-
-
-def npd(a):
-    return np.dtype(a.dtype.name)
 
 
 def check(got, want, dtype):
@@ -27,13 +25,6 @@ def check(got, want, dtype):
     t = 2e-4 if single else 1e-10
     scale = max(1.0, float(np.max(np.abs(want)))) if np.size(want) else 1.0
     np.testing.assert_allclose(g, want, rtol=t, atol=t * scale)
-
-
-def data(shape, dtype, rng):
-    d = np.dtype(dtype)
-    if d.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(d)
-    return rng.standard_normal(shape).astype(d)
 
 
 ONE_AXIS = [{}, {"n": 3}, {"n": 9, "axis": 0}, {"axis": -2, "norm": "ortho"},

@@ -7,17 +7,9 @@ import pytest
 
 import lazyarray as xp
 
+from helpers import check
+
 E = Ellipsis
-
-
-def check(got, want):
-    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    np.testing.assert_array_equal(g, want)
 
 
 def lazy_key(key):

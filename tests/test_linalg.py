@@ -2,38 +2,21 @@
 batch dims, non-contiguous and computed operands), tensordot, vecdot, for
 integer and floating dtypes, their errors, and symbolic-size programs.
 """
+from functools import partial
+
 import numpy as np
 import pytest
 
 import lazyarray as xp
 
+import helpers
+from helpers import data, misses
+
 DTYPES = ["float64", "float32", "int64", "int32", "int8", "uint8"]
 SIZES = [1, 7, 64, 519]
-
-
-def check(got, want):
-    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    if want.dtype.kind == "f":
-        tol = 2e-4 if want.dtype == np.float32 else 1e-11  # summation order differs from BLAS
-        np.testing.assert_allclose(g, want, rtol=tol, atol=tol)
-    else:
-        np.testing.assert_array_equal(g, want)  # integer products wrap exactly like numpy's
-
-
-def data(shape, dtype, rng):
-    d = np.dtype(dtype)
-    if d.kind == "f":
-        return rng.standard_normal(shape).astype(d)
-    return rng.integers(0 if d.kind == "u" else -9, 10, shape).astype(d)
-
-
-def misses():
-    return xp.compile_cache_info().misses
+# Float sums run in another order than BLAS's; integer products wrap exactly like numpy's.
+TOL = {"float32": 2e-4, "float64": 1e-11}
+check = partial(helpers.check, rtol=TOL, atol=TOL)
 
 
 MATMUL_SHAPES = [((2, 3, 4), (4, 5)), ((5,), (5,)), ((3, 4), (4,)), ((4,), (4, 3)),

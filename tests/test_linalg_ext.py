@@ -3,12 +3,16 @@ numpy calls inside programs), norms, diagonal/trace, cross/outer (native
 ops), result dtypes and namedtuples, errors, and symbolic-size programs.
 """
 import math
+from functools import partial
 
 import numpy as np
 import pytest
 
 import lazyarray as xp
 from lazyarray import linalg as la
+
+import helpers
+from helpers import data, npd
 
 FLOATS = ["float32", "float64", "complex64", "complex128"]
 
@@ -17,34 +21,8 @@ def tol(dtype):
     return 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10
 
 
-def check(got, want, rtol=None):
-    """``got`` (an Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    if want.dtype.kind in "fc":
-        t = tol(want.dtype) if rtol is None else rtol
-        np.testing.assert_allclose(g, want, rtol=t, atol=t)
-    else:
-        np.testing.assert_array_equal(g, want)
-
-
-def npd(a):
-    """The numpy dtype of an Array."""
-    return np.dtype(a.dtype.name)
-
-
-def data(shape, dtype, rng):
-    d = np.dtype(dtype)
-    if d.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(d)
-    if d.kind == "f":
-        return rng.standard_normal(shape).astype(d)
-    if d.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    return rng.integers(0 if d.kind == "u" else -9, 10, shape).astype(d)
+TOL = {d: tol(d) for d in FLOATS}
+check = partial(helpers.check, rtol=TOL, atol=TOL)  # call sites widen both together
 
 
 def spd(shape, dtype, rng):
@@ -69,8 +47,9 @@ def test_solvers_and_determinants(dtype):
     check(s.logabsdet, want.logabsdet)
     for b in (data((4,), dtype, rng), data((3, 4, 2), dtype, rng), data((1, 4, 5), dtype, rng)):
         check(la.solve(A, xp.asarray(b)), np.linalg.solve(a, b))
+    t = 50 * tol(dtype)
     for n in (-2, 0, 1, 3):
-        check(la.matrix_power(A, n), np.linalg.matrix_power(a, n), rtol=50 * tol(dtype))
+        check(la.matrix_power(A, n), np.linalg.matrix_power(a, n), rtol=t, atol=t)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -85,8 +64,9 @@ def test_hermitian_decompositions(dtype):
     assert type(res).__name__ == "EighResult" and res._fields == ("eigenvalues", "eigenvectors")
     real = np.empty(0, dtype).real.dtype
     assert npd(w) == real and npd(v) == dtype and v.shape == a.shape
-    check(w, np.linalg.eigvalsh(a), rtol=20 * tol(dtype))
-    check(la.eigvalsh(A), np.linalg.eigvalsh(a), rtol=20 * tol(dtype))
+    t = 20 * tol(dtype)
+    check(w, np.linalg.eigvalsh(a), rtol=t, atol=t)
+    check(la.eigvalsh(A), np.linalg.eigvalsh(a), rtol=t, atol=t)
     vv, ww = np.asarray(v), np.asarray(w)
     np.testing.assert_allclose(a @ vv, vv * ww[..., None, :], atol=50 * tol(dtype))
 
@@ -117,9 +97,9 @@ def test_qr_svd_pinv_rank(dtype, shape):
         assert vh.shape == shape[:-2] + ((n, n) if full else (k, n))
         uu, ss, vv = np.asarray(u), np.asarray(s), np.asarray(vh)
         np.testing.assert_allclose((uu[..., :k] * ss[..., None, :]) @ vv[..., :k, :], a, atol=t)
-    check(la.svdvals(A), np.linalg.svdvals(a), rtol=t)
-    check(la.pinv(A), np.linalg.pinv(a, rtol=None), rtol=t)
-    check(la.pinv(A, rtol=0.5), np.linalg.pinv(a, rtol=0.5), rtol=t)
+    check(la.svdvals(A), np.linalg.svdvals(a), rtol=t, atol=t)
+    check(la.pinv(A), np.linalg.pinv(a, rtol=None), rtol=t, atol=t)
+    check(la.pinv(A, rtol=0.5), np.linalg.pinv(a, rtol=0.5), rtol=t, atol=t)
     check(la.matrix_rank(A), np.linalg.matrix_rank(a))
     check(la.matrix_rank(A, rtol=0.3), np.linalg.matrix_rank(a, rtol=0.3))
 
@@ -171,10 +151,11 @@ def test_vector_norm(dtype):
     axes = (None, 0, -1, (0, 2), ())
     cases = [(o, axes[i % 5], i % 2 == 0) for i, o in enumerate(ORDS)]
     cases += [(o, axes[(i + 2) % 5], i % 2 == 1) for i, o in enumerate(ORDS)]
+    t = 10 * tol(dtype)
     for ord, axis, keepdims in cases:  # every ord with two axis choices, both keepdims
         got = la.vector_norm(A, axis=axis, keepdims=keepdims, ord=ord)
         want = np.linalg.vector_norm(a, axis=axis, keepdims=keepdims, ord=ord)
-        check(got, np.asarray(want, dtype=real), rtol=10 * tol(dtype))
+        check(got, np.asarray(want, dtype=real), rtol=t, atol=t)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -183,11 +164,12 @@ def test_matrix_norm(dtype):
     a = data((2, 3, 4), dtype, rng)
     A = xp.asarray(a)
     real = np.empty(0, dtype).real.dtype
+    t = 10 * tol(dtype)
     for ord in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
         for keepdims in (False, True):
             want = np.linalg.matrix_norm(a, ord=ord, keepdims=keepdims)
             check(la.matrix_norm(A, ord=ord, keepdims=keepdims), np.asarray(want, real),
-                  rtol=10 * tol(dtype))
+                  rtol=t, atol=t)
 
 
 def test_norms_fuse_natively_except_singular_value_norms():

@@ -2,30 +2,18 @@
 squeeze, broadcast_to, broadcast_arrays, astype inside view chains,
 matrix_transpose and the .T / .mT attributes, concrete and symbolic shapes.
 """
+from functools import partial
+
 import numpy as np
 import pytest
 
 import lazyarray as xp
 
+import helpers
+from helpers import misses
+
 SIZES = [1, 7, 64, 519]
-
-
-def check(got, want):
-    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    if want.dtype.kind == "f":
-        np.testing.assert_allclose(g, want, rtol=1e-6 if want.dtype == np.float32 else 1e-13,
-                                   equal_nan=True)
-    else:
-        np.testing.assert_array_equal(g, want)
-
-
-def misses():
-    return xp.compile_cache_info().misses
+check = partial(helpers.check, rtol={"float32": 1e-6, "float64": 1e-13})
 
 
 @pytest.fixture

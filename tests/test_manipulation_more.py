@@ -7,26 +7,12 @@ import pytest
 
 import lazyarray as xp
 
-
-def check(got, want):
-    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    np.testing.assert_array_equal(g, want)
+from helpers import check, run_symbolic
 
 
 @pytest.fixture
 def a3():
     return np.arange(24.0).reshape(2, 3, 4) - 7.5
-
-
-def run_symbolic(f, value, dtype=xp.float64):
-    """``f`` traced on a placeholder of ``value``'s rank with symbolic sizes, run on ``value``."""
-    p = xp.placeholder(tuple(f"d{i}" for i in range(np.ndim(value))), dtype, name="p")
-    return xp.compile(f(p), inputs=[p])(value)
 
 
 # --------------------------------------------------------------------------- flip

@@ -4,6 +4,8 @@ import pytest
 
 import lazyarray as xp
 
+from helpers import misses
+
 F_1000, F_2000 = 1235.3258724583127, 2470.067398026252
 G_W2, G_W3 = 1415.6395146159223, 2123.4592719238835
 
@@ -20,10 +22,6 @@ def x1000():
 @pytest.fixture
 def x2000():
     return np.linspace(0, 2, 2000)
-
-
-def misses():
-    return xp.compile_cache_info().misses
 
 
 def test_tracing_lists_the_seed_ops():

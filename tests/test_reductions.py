@@ -6,33 +6,23 @@ fusion with elementwise producers, non-contiguous inputs, reductions
 feeding further ops, and symbolic-shape programs run at several sizes.
 """
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
 
 import lazyarray as xp
 
+import helpers
+from helpers import misses
+
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float32", "float64"]
 REAL = INTS + FLOATS
 AXES = [None, 0, 1, 2, -1, -3, (0, 2), (-1, 0), (1,), (), (0, 1, 2)]
 SIZES = [1, 7, 64, 519]  # scalar tail only, tail + vector body, exact vectors, both
-
-
-def check(got, want, rtol=None, atol=None):
-    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    if want.dtype.kind == "f":
-        small = want.dtype == np.float32
-        np.testing.assert_allclose(g, want, equal_nan=True,
-                                   rtol=rtol if rtol is not None else (1e-5 if small else 1e-12),
-                                   atol=atol if atol is not None else (1e-5 if small else 1e-12))
-    else:
-        np.testing.assert_array_equal(g, want)
+TOL = {"float32": 1e-5, "float64": 1e-12}  # call sites may override rtol or atol
+check = partial(helpers.check, rtol=TOL, atol=TOL)
 
 
 def data(shape, dtype, rng, lo=-5, hi=6):
@@ -45,10 +35,6 @@ def data(shape, dtype, rng, lo=-5, hi=6):
     return rng.integers(0 if d.kind == "u" else lo, hi, shape).astype(d)
 
 
-
-
-def misses():
-    return xp.compile_cache_info().misses
 
 
 # --------------------------------------------------------------------------- dtypes x axes

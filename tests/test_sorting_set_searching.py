@@ -14,20 +14,12 @@ import pytest
 import lazyarray as xp
 from lazyarray.backend.ir import Op, toposort
 
+from helpers import check
+
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float32", "float64"]
 REAL = INTS + FLOATS
 NAN = float("nan")
-
-
-def check(got, want):
-    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    np.testing.assert_array_equal(g, want)
 
 
 def data(shape, dtype, rng, lo=-3, hi=4):

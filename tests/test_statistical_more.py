@@ -3,30 +3,17 @@ diff, all/any (utility) against numpy: values, dtypes and shapes, on concrete da
 and in programs with symbolic sizes.
 """
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
 
 import lazyarray as xp
 
+import helpers
+from helpers import run_symbolic
 
-def check(got, want, rtol=1e-12):
-    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values."""
-    assert isinstance(got, xp.Array)
-    want = np.asarray(want)
-    g = np.asarray(got)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    if want.dtype.kind in "fc":
-        np.testing.assert_allclose(g, want, rtol=rtol, atol=0, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(g, want)
-
-
-def run_symbolic(f, value, dtype=xp.float64):
-    """``f`` traced on a placeholder of ``value``'s rank with symbolic sizes, run on ``value``."""
-    p = xp.placeholder(tuple(f"d{i}" for i in range(np.ndim(value))), dtype, name="p")
-    return xp.compile(f(p), inputs=[p])(value)
+check = partial(helpers.check, rtol=1e-12)  # every float and complex dtype; no atol
 
 
 def np_var(a, axis, ddof, keepdims, std=False):

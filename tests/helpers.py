@@ -1,0 +1,76 @@
+"""Helpers shared by the test modules (pytest puts this folder on ``sys.path``, so
+``from helpers import check`` works without a package).
+
+``check`` compares exactly unless a tolerance is given.  A tolerance is either one
+number for every floating-point or complex result, or a mapping from dtype name to
+number, in which case dtypes the mapping leaves out are compared exactly.  Modules
+whose float results may differ from numpy's in the last bits bind their own rule once::
+
+    check = partial(helpers.check, rtol=TOL, atol=TOL)
+
+and call sites may still override ``rtol`` or ``atol`` for one comparison.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Union
+
+import numpy as np
+
+import lazyarray as xp
+
+Tolerance = Union[float, Mapping]
+
+
+def _for_dtype(tol: Tolerance, dtype: np.dtype) -> float:
+    if isinstance(tol, Mapping):
+        return tol.get(dtype.name, 0.0)
+    return tol
+
+
+def check(got, want, rtol: Tolerance = 0.0, atol: Tolerance = 0.0) -> None:
+    """``got`` (a lazyarray Array) equals numpy's ``want`` in shape, dtype and values.
+
+    Values are compared exactly (NaNs at the same places count as equal) unless the
+    result is floating-point or complex and ``rtol``/``atol`` give it a non-zero
+    tolerance: then ``|got - want| <= atol + rtol * |want|`` elementwise.
+    """
+    assert isinstance(got, xp.Array), type(got)
+    want = np.asarray(want)
+    g = np.asarray(got)
+    assert g.shape == want.shape, (g.shape, want.shape)
+    assert g.dtype == want.dtype, (g.dtype, want.dtype)
+    r, a = _for_dtype(rtol, want.dtype), _for_dtype(atol, want.dtype)
+    if want.dtype.kind in "fc" and (r or a):
+        np.testing.assert_allclose(g, want, rtol=r, atol=a, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(g, want)
+
+
+def data(shape, dtype, rng: np.random.Generator, lo: int = -9, hi: int = 10) -> np.ndarray:
+    """Random values of ``dtype``: standard normals (complex: normal real and imaginary
+    parts), fair bools, or integers in ``[lo, hi)`` (``[0, hi)`` when unsigned)."""
+    d = np.dtype(dtype)
+    if d.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(d)
+    if d.kind == "f":
+        return rng.standard_normal(shape).astype(d)
+    if d.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    return rng.integers(0 if d.kind == "u" else lo, hi, shape).astype(d)
+
+
+def npd(a) -> np.dtype:
+    """The numpy dtype of an Array."""
+    return np.dtype(a.dtype.name)
+
+
+def misses() -> int:
+    """Compilations so far (compare before and after to see whether code was reused)."""
+    return xp.compile_cache_info().misses
+
+
+def run_symbolic(f, value, dtype=xp.float64):
+    """``f`` traced on a placeholder of ``value``'s rank with symbolic sizes, run on ``value``."""
+    p = xp.placeholder(tuple(f"d{i}" for i in range(np.ndim(value))), dtype, name="p")
+    return xp.compile(f(p), inputs=[p])(value)
