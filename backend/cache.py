@@ -20,6 +20,7 @@ from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Op
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt, not recompiled
+MAX_CODE = 2048     # loaded programs; an evicted one is reloaded from disk or recompiled
 
 
 # Op parameters that change the schedule or the code go into the structural key;
@@ -89,16 +90,17 @@ class ProgramCache:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.schedules = _LRU(MAX_ENTRIES)
-        # Compiled code is never evicted: the JIT engine cannot free it, and a
-        # recompile would define the same symbol twice.  Bounding it needs an
-        # engine that releases code (robustness issue).
-        self.code: dict = {}
+        # Evicted code is unloaded once no runner or prepared program holds it.
+        self.code = _LRU(MAX_CODE)
         self.runners = _LRU(MAX_ENTRIES)
         self._inflight: dict = {}
         self.hits = self.misses = self.disk_hits = 0
         self._diskcache = False  # resolved on the first compile
         self.compile_seconds = 0.0
         self.listeners: list[Callable] = []
+        # cb(name, seconds or None when loaded from disk, (graph key, outputs)) for each new
+        # program: plain data, so a front end can say which part of the key was new.
+        self.key_listeners: list[Callable] = []
 
     def schedule(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Schedule:
         """The schedule of ``nodes`` computing ``outputs`` (no LLVM work)."""
@@ -113,8 +115,9 @@ class ProgramCache:
 
     def executable(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Executable:
         """The executable for ``nodes`` computing ``outputs``; compiles on a miss."""
+        key = key if key is not None else graph_key(nodes)
         sched = self.schedule(nodes, outputs, key)
-        return Executable(sched, self._code(sched.name, sched))
+        return Executable(sched, self._code(sched.name, sched, (key, outputs)))
 
     def runner(self, nodes: list, outputs: tuple, keys: tuple, env: dict) -> runtime.Runner:
         """A bound runner for ``nodes``: reused while structure and binding key repeat."""
@@ -124,7 +127,7 @@ class ProgramCache:
         if r is None:
             exe = self.executable(nodes, outputs, keys[0])
             bound = runtime.bind(exe.schedule, nodes, env)
-            r = runtime.Runner(exe.compiled.cfuncs, exe.schedule, bound,
+            r = runtime.Runner(exe.compiled, exe.schedule, bound,
                                runtime.pack_scalars(exe.schedule, nodes))
             with self.lock:
                 self.runners.put(rkey, r)
@@ -133,7 +136,7 @@ class ProgramCache:
                 self.hits += 1
         return r
 
-    def _code(self, name: str, sched: Schedule):
+    def _code(self, name: str, sched: Schedule, gkey: tuple | None = None):
         with self.lock:
             hit = self.code.get(name)
             if hit is not None:
@@ -145,11 +148,11 @@ class ProgramCache:
                 ev = self._inflight[name] = threading.Event()
         if not owner:  # another thread compiles this key: wait for it, never compile twice
             ev.wait()
-            return self._code(name, sched)
+            return self._code(name, sched, gkey)
         try:
             compiled, dt = self._build(name, sched)
             with self.lock:
-                self.code[name] = compiled
+                self.code.put(name, compiled)
                 if dt is None:
                     self.disk_hits += 1
                 else:
@@ -158,6 +161,8 @@ class ProgramCache:
             if dt is not None:
                 for cb in self.listeners:
                     cb(name, dt, compiled)
+            for cb in self.key_listeners:
+                cb(name, dt, gkey)
             return compiled
         finally:
             with self.lock:
@@ -176,14 +181,15 @@ class ProgramCache:
         obj = disk.load(name) if disk else None
         if obj is not None:
             try:
-                return llvm.Compiled(gen.load(obj, name, n_native), {}), None
+                return gen.load(obj, name, n_native), None
             except (ValueError, RuntimeError):
                 disk.discard(name)  # damaged or foreign: compile it again below
         obj, seconds = gen.compile(cg.ModuleBuilder(name, gen.vector_variants).build(sched))
-        cfuncs = gen.load(obj, name, n_native)
+        compiled = gen.load(obj, name, n_native)
+        compiled.seconds = seconds
         if disk:
             disk.store(name, obj)
-        return llvm.Compiled(cfuncs, seconds), time.perf_counter() - t0
+        return compiled, time.perf_counter() - t0
 
     def ir_text(self, sched: Schedule) -> str:
         """The LLVM IR of a schedule's program, as it is compiled."""
@@ -202,13 +208,14 @@ class ProgramCache:
     def info(self) -> dict:
         with self.lock:
             return {"hits": self.hits, "misses": self.misses, "disk_hits": self.disk_hits,
-                    "entries": len(self.code), "compile_seconds": self.compile_seconds}
+                    "entries": len(self.code.data), "compile_seconds": self.compile_seconds}
 
     def clear(self) -> None:
-        """Forget schedules and bound runners (compiled code stays in the engine)."""
+        """Forget schedules, bound runners and loaded code not held elsewhere."""
         with self.lock:
             self.schedules = _LRU(MAX_ENTRIES)
             self.runners = _LRU(MAX_ENTRIES)
+            self.code = _LRU(MAX_CODE)
 
 
 PROGRAMS = ProgramCache()

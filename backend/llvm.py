@@ -1,15 +1,18 @@
 """The target machine, the optimisation pipeline and the one JIT engine.
 
-LLVM is initialised on the first compile, not at import.  Every compiled
-module goes into a single MCJIT engine: LLVM never gives JIT memory back, so
-an engine per kernel would only grow.  IR is verified before and after
-optimisation.
+LLVM is initialised on the first compile, not at import.  Object code is
+linked into one ORC LLJIT engine, each program as its own library whose
+resource tracker the ``Compiled`` object owns: the code is unloaded when the
+last object that can call it (a cache entry, a bound runner, a prepared
+program) is gone, so a capped cache bounds memory.  IR is verified before and
+after optimisation.
 """
 from __future__ import annotations
 
 import atexit
 import ctypes
 import ctypes.util
+import itertools
 import threading
 import time
 from dataclasses import dataclass
@@ -26,10 +29,14 @@ _VECTOR_WIDTHS = {"avx512f": (("e", 8), ("d", 4)), "avx2": (("d", 4),)}
 
 @dataclass
 class Compiled:
-    """A compiled program: its entry functions (one per native stage)."""
+    """A compiled program: its entry functions (one per native stage).
+
+    Holding it keeps the code loaded; whoever calls ``cfuncs`` must hold it.
+    """
 
     cfuncs: list
     seconds: dict         # where compile time went (empty when loaded from disk)
+    tracker: object = None  # the library's resource tracker: unloads the code when freed
 
 
 class Codegen:
@@ -44,9 +51,8 @@ class Codegen:
         target = llvm.Target.from_triple(self.triple)
         self.tm = target.create_target_machine(cpu=self.cpu, features=self.features,
                                                opt=OPT_LEVEL, jit=True)
-        empty = llvm.parse_assembly("")
-        empty.triple = self.triple
-        self.engine = llvm.create_mcjit_compiler(empty, self.tm)
+        self.engine = llvm.create_lljit_compiler(self.tm)
+        self._libraries = itertools.count()  # a library name is never reused
         self.lock = threading.Lock()
         self.vector_variants = self._load_libmvec()
         self._pool = None
@@ -116,18 +122,22 @@ class Codegen:
         seconds["codegen"] = time.perf_counter() - t0
         return obj, seconds
 
-    def load(self, obj: bytes, entry: str, n_entries: int) -> list:
-        """Link object code into the engine; the addresses of ``<entry>_<i>``.
+    def load(self, obj: bytes, entry: str, n_entries: int) -> Compiled:
+        """Link object code into the engine as a new library.
 
-        Raises ValueError when an entry is missing (a foreign or damaged object).
+        Raises ValueError when an entry ``<entry>_<i>`` is missing (a foreign or
+        damaged object), RuntimeError when linking fails.
         """
+        names = [f"{entry}_{i}" for i in range(n_entries)]
+        lib = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+        for name in names:
+            lib.export_symbol(name)
         with self.lock:
-            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-            self.engine.finalize_object()
-            addrs = [self.engine.get_function_address(f"{entry}_{i}") for i in range(n_entries)]
+            tracker = lib.link(self.engine, f"lib{next(self._libraries)}")
+        addrs = [tracker[name] for name in names]
         if not all(addrs):
             raise ValueError(f"object code lacks the entry functions of {entry}")
-        return [ENTRY_TYPE(a) for a in addrs]
+        return Compiled([ENTRY_TYPE(a) for a in addrs], {}, tracker)
 
     def asm(self, optimized_ir: str) -> str:
         mod = llvm.parse_assembly(optimized_ir)

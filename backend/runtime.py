@@ -230,12 +230,12 @@ class Runner:
     pointer array) is local to the call.
     """
 
-    __slots__ = ("cfuncs", "steps", "ptr_type", "meta", "meta_addr", "scal", "scal_addr",
+    __slots__ = ("compiled", "steps", "ptr_type", "meta", "meta_addr", "scal", "scal_addr",
                  "allocs", "outputs", "schedule")
 
-    def __init__(self, cfuncs: list, sched: Schedule, bound: Bound, scalars: bytes) -> None:
-        self.cfuncs = cfuncs
-        native = iter(cfuncs)
+    def __init__(self, compiled, sched: Schedule, bound: Bound, scalars: bytes) -> None:
+        self.compiled = compiled  # keeps the code loaded while this runner exists
+        native = iter(compiled.cfuncs)
         self.steps = [next(native) if kind == "native" else x for kind, x in sched.stages]
         self.ptr_type = ctypes.c_void_p * max(len(sched.buffers), 1)
         self.meta = bound.meta

@@ -79,9 +79,11 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
         elif n.op is Op.SCALAR and n.value is not None and not isinstance(n.value, np.ndarray):
             n.value = np.asarray(n.value, dtype=n.dtype.np)
     # Another thread may evaluate part of this graph meanwhile: work on a frozen copy.
-    pairs = [(n, f) for n, f in zip(pending, freeze(pending)) if f.value is None]
-    if pairs:
+    frozen, nodes = freeze(pending)
+    pairs = [(n, f) for n, f in zip(pending, frozen) if f.value is None]
+    if len(pairs) < len(pending):  # some were evaluated meanwhile: leave them out
         nodes = toposort([f for _, f in pairs])
+    if pairs:
         names = [n.arg or "<unnamed>" for n in nodes if n.op is Op.PLACEHOLDER]
         if names:
             raise concretization_error(what, names)
@@ -98,35 +100,38 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
     return [a._node.value for a in arrays]
 
 
-def freeze(roots: list) -> list:
-    """``roots`` over a private copy of their graph: every node without a value is copied,
-    nodes holding a value (leaves, evaluated arrays) are shared.
+def freeze(roots: list) -> tuple:
+    """``roots`` over a private copy of their graph, and that graph in execution order
+    (what ``toposort`` of the copies gives): nodes without a value are copied, nodes
+    holding one (leaves, evaluated arrays) are shared.
 
     The backend reads ``value`` to tell leaves from computed nodes while it builds
     keys, schedules and bindings; a node evaluated by another thread (or later by
     this one) in between would make those disagree and leave a wrong entry in the
-    shared caches.  Each node's value is read once here, and nobody else ever
+    shared caches.  Here each node's value is read once, and nobody else ever
     evaluates the copies.
     """
     memo: dict = {}
+    order = []
     for root in roots:
-        stack = [root]
+        if id(root) in memo:
+            continue
+        stack = [(root, False)]
         while stack:
-            n = stack[-1]
-            if id(n) in memo:
-                stack.pop()
-                continue
-            if n.value is not None or not n.srcs:
-                memo[id(n)] = n
-                stack.pop()
-                continue
-            todo = [s for s in n.srcs if id(s) not in memo]
-            if todo:
-                stack.extend(reversed(todo))
-                continue
-            stack.pop()
-            memo[id(n)] = Node(n.op, n.dtype, n.shape, tuple(memo[id(s)] for s in n.srcs), n.arg)
-    return [memo[id(r)] for r in roots]
+            n, expanded = stack.pop()
+            if expanded:
+                c = Node(n.op, n.dtype, n.shape, tuple([memo[id(s)] for s in n.srcs]), n.arg)
+                memo[id(n)] = c
+                order.append(c)
+            elif id(n) not in memo:
+                if n.value is not None or not n.srcs:
+                    memo[id(n)] = n
+                    order.append(n)
+                else:
+                    memo[id(n)] = None  # copied once its sources are
+                    stack.append((n, True))
+                    stack.extend([(s, False) for s in reversed(n.srcs) if id(s) not in memo])
+    return [memo[id(r)] for r in roots], order
 
 
 def evaluate(*arrays: Array):
@@ -190,8 +195,8 @@ class Program:
             raise TypeError("compile(): outputs must be an Array or a non-empty list/tuple of Arrays")
         self._placeholders = _check_inputs(inputs)
         # A snapshot: evaluating an intermediate array later must not change this program.
-        roots = freeze([o._node for o in outs])
-        self._nodes = nodes = toposort(roots)
+        roots, self._nodes = freeze([o._node for o in outs])
+        nodes = self._nodes
         ph_ids = {id(p._node) for p in self._placeholders}
         missing = [n.arg or "<unnamed>" for n in nodes
                    if n.op is Op.PLACEHOLDER and id(n) not in ph_ids]
@@ -310,6 +315,11 @@ class Program:
         from .backend.llvm import codegen
         return codegen().asm(self.optimized_ir())
 
+    def to_dot(self) -> str:
+        """The graph as Graphviz DOT text, fused kernels as clusters (see ``lazyarray.to_dot``)."""
+        from ._graphviz import to_dot
+        return to_dot(self)
+
 
 def _fmt(shape) -> str:
     inner = ", ".join(map(repr, shape))
@@ -336,7 +346,7 @@ class Prepared:
 
     def __init__(self, program: Program, exe) -> None:
         self.program = program
-        self._cfuncs = exe.compiled.cfuncs
+        self._compiled = exe.compiled  # keeps the code loaded
         self._runners: dict = {}
         n_ph = len(program._placeholders)
         self._fast = (n_ph, tuple(p.dtype.np for p in program._placeholders))
@@ -351,7 +361,7 @@ class Prepared:
             except OverflowError:  # a symbolic size past int64, e.g. n * a huge repeat count
                 raise ValueError(f"with sizes {env} an array of this program would be larger "
                                  "than the largest possible size (2**63 - 1)") from None
-            r = runtime.Runner(self._cfuncs, p._schedule, bound, p._scalars)
+            r = runtime.Runner(self._compiled, p._schedule, bound, p._scalars)
             check_allocation(r.allocs, f"running this program with sizes {env}")
             if len(self._runners) >= 64:
                 self._runners.clear()

@@ -354,3 +354,17 @@ def test_import_does_not_load_llvm():
     code = "import sys, lazyarray; print(any(m.startswith('llvmlite') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_evicted_code_stays_loaded_while_a_prepared_program_holds_it(monkeypatch):
+    from lazyarray.backend.cache import PROGRAMS
+    monkeypatch.setattr(PROGRAMS.code, "cap", 2)
+    x = xp.placeholder(("n",), name="x")
+    p = xp.compile(xp.sum(xp.sinh(x) * 3 - x), inputs=[x]).prepare(np.ones(4))
+    a = xp.asarray(np.linspace(0, 1, 5))
+    for f in (xp.cos, xp.tan, xp.exp, xp.log1p, xp.atan):  # evicts p's code from the cache
+        np.asarray(f(a) + 1)
+    import gc
+    gc.collect()
+    v = np.linspace(0, 1, 7)
+    assert float(p(v)) == pytest.approx(float(np.sum(np.sinh(v) * 3 - v)), rel=1e-12)
