@@ -91,6 +91,8 @@ from ._info import __array_namespace_info__
 from ._errors import ConcretizationError
 from ._program import (CacheInfo, JitFunction, Prepared, Program, compile, compile_cache_info,
                        evaluate, jit, placeholder, trace)
+from ._graphviz import render, to_dot
+from . import _diagnostics  # the compile log (LAZYARRAY_LOG=compile, logger "lazyarray")
 
 # extensions (lazyarray.linalg, lazyarray.fft)
 from . import fft, linalg
@@ -141,6 +143,6 @@ __all__ = [
     "all", "any", "diff",
     # lazy programs
     "ConcretizationError", "CacheInfo", "JitFunction", "Prepared", "Program", "compile",
-    "compile_cache_info", "evaluate", "jit", "placeholder", "trace",
+    "compile_cache_info", "evaluate", "jit", "placeholder", "trace", "to_dot", "render",
 ]
 __all__ += ["fft", "linalg"]
