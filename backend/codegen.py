@@ -422,7 +422,7 @@ def _pack(b: ir.IRBuilder, re: ir.Value, im: ir.Value) -> ir.Value:
 
 
 def _ins_dtype(ins: tuple) -> ScalarType:
-    return ins[1] if ins[0] in ("load", "scalar") else ins[2]
+    return ins[1] if ins[0] in ("load", "scalar", "gather") else ins[2]
 
 
 def _for(b: ir.IRBuilder, n: ir.Value, init: list, step) -> list:

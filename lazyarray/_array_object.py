@@ -13,6 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _dtypes as dt
+from ._memory import check_shape
 from .backend.ir import Dim, Node, Op
 
 CPU_DEVICE = "cpu"
@@ -182,7 +183,14 @@ class Array:
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         if stream is not None:
             raise BufferError("lazyarray has no streams; stream must be None")
-        v = self._value("__dlpack__()")
+        v = self._read_only(self._value("__dlpack__()"))
+        if max_version is None or max_version[0] < 1:
+            # DLPack before 1.0 cannot mark an export read-only, and a writeable export
+            # would let the consumer change this array's value: hand out a copy.
+            if copy is False:
+                raise BufferError("DLPack before 1.0 cannot export lazyarray's read-only values "
+                                  "without a copy, but copy=False was given")
+            v = v.copy()
         kwargs = {}
         if max_version is not None:
             kwargs["max_version"] = max_version
@@ -191,6 +199,17 @@ class Array:
         if copy is not None:
             kwargs["copy"] = copy
         return v.__dlpack__(**kwargs)
+
+    def __buffer__(self, flags: int, /) -> memoryview:
+        """The buffer protocol (Python 3.12+, PEP 688): ``memoryview(x)``,
+        ``bytes(x)``, ``numpy.frombuffer(x)`` see the values, read-only, without a copy."""
+        return memoryview(self._read_only(self._value("memoryview()")))
+
+    @staticmethod
+    def _read_only(v: np.ndarray) -> np.ndarray:
+        ro = v.view()
+        ro.flags.writeable = False
+        return ro
 
     def __dlpack_device__(self) -> tuple:
         return (1, 0)  # kDLCPU, device 0
@@ -250,11 +269,11 @@ class Array:
 
     def __matmul__(self, other) -> "Array":
         from ._linear_algebra import matmul
-        return _binary_operand(matmul, self, other)
+        return _binary_operand(matmul, self, other, "@")
 
     def __rmatmul__(self, other) -> "Array":
         from ._linear_algebra import matmul
-        return _binary_operand(matmul, other, self)
+        return _binary_operand(matmul, other, self, "@")
 
     def __imatmul__(self, other) -> "Array":
         return self._inplace(self.__matmul__(other))
@@ -270,13 +289,52 @@ class Array:
 
     __hash__ = None  # arrays compare elementwise; they are not hashable
 
+    # numpy defers to the Array's reflected operators (``ndarray + Array`` raises the
+    # TypeError above instead of evaluating and answering with a numpy array), and its
+    # ufuncs refuse Arrays; numpy.asarray(x) converts explicitly.
+    __array_ufunc__ = None
 
-def _binary_operand(fn, a, b):
-    """Call ``fn`` unless an operand is something operators should decline."""
+
+_OPERANDS = (Array, builtins.bool, int, float, complex)
+# Built-in types that never take part in arithmetic with arrays: say so, rather than
+# leaving Python's "unsupported operand type(s)".
+_NOT_OPERANDS = (str, bytes, type(None), dict, set, frozenset)
+
+
+def _binary_operand(fn, a, b, symbol: str = "", comparison: builtins.bool = False):
+    """Call ``fn``; TypeError for arrays of other libraries (numpy included) and sequences,
+    which are never converted implicitly; NotImplemented for other objects, so their
+    reflected operators may handle the Array."""
     for v in (a, b):
-        if not isinstance(v, (Array, builtins.bool, int, float, complex)):
-            return NotImplemented
+        if isinstance(v, _OPERANDS):
+            continue
+        what = f"operator {symbol} ({fn.__name__})" if symbol else f"{fn.__name__}()"
+        if is_foreign_array(v):
+            raise TypeError(foreign_array_error(what, v))
+        if not comparison and isinstance(v, _NOT_OPERANDS):
+            raise TypeError(f"{what} expects a lazyarray Array or a Python bool, int, float or "
+                            f"complex as the other operand, got {type(v).__name__}")
+        return NotImplemented
     return fn(a, b)
+
+
+def is_foreign_array(v: object) -> builtins.bool:
+    """An array of another library (numpy arrays and scalars included) or a sequence."""
+    t = type(v)
+    return isinstance(v, (np.ndarray, np.generic, list, tuple)) or any(
+        hasattr(t, a) for a in ("__array_namespace__", "__dlpack__", "__array__",
+                                "__array_interface__"))
+
+
+def foreign_array_error(what: str, v: object) -> str:
+    t = type(v)
+    name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    if isinstance(v, np.generic):
+        how = "int(), float() or complex() (a Python scalar) or with lazyarray.asarray()"
+    else:
+        how = "lazyarray.asarray() (or the Array with numpy.asarray() to compute in numpy)"
+    return (f"{what} cannot combine a lazyarray Array with a {name}: lazyarray does not convert "
+            f"other libraries' arrays or sequences implicitly; convert it with {how} first")
 
 
 def _install_operators() -> None:
@@ -289,35 +347,42 @@ def _install_operators() -> None:
         "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
     }
     for short, fname in names.items():
-        fn = getattr(ew, fname)
-        setattr(Array, f"__{short}__", _make_op(fn, False))
-        setattr(Array, f"__r{short}__", _make_op(fn, True))
-        setattr(Array, f"__i{short}__", _make_iop(fn))
+        fn, sym = getattr(ew, fname), _SYMBOLS[short]
+        setattr(Array, f"__{short}__", _make_op(fn, False, sym))
+        setattr(Array, f"__r{short}__", _make_op(fn, True, sym))
+        setattr(Array, f"__i{short}__", _make_iop(fn, sym + "="))
     for short, fname in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
                          ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
-        setattr(Array, f"__{short}__", _make_op(getattr(ew, fname), False))
+        setattr(Array, f"__{short}__", _make_op(getattr(ew, fname), False, _SYMBOLS[short],
+                                                 comparison=True))
 
 
-def _make_op(fn, reflected: builtins.bool):
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+            "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
+            "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def _make_op(fn, reflected: builtins.bool, symbol: str, comparison: builtins.bool = False):
     if reflected:
         def op(self, other):
-            return _binary_operand(fn, other, self)
+            return _binary_operand(fn, other, self, symbol)
     else:
         def op(self, other):
-            return _binary_operand(fn, self, other)
+            return _binary_operand(fn, self, other, symbol, comparison)
     op.__name__ = fn.__name__
     return op
 
 
-def _make_iop(fn):
+def _make_iop(fn, symbol: str):
     def op(self, other):
-        return self._inplace(_binary_operand(fn, self, other))
+        return self._inplace(_binary_operand(fn, self, other, symbol))
     op.__name__ = fn.__name__
     return op
 
 
 def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = None) -> Array:
-    """Record one node and wrap it in an Array."""
+    """Record one node and wrap it in an Array (ValueError for a shape past int64)."""
+    check_shape(shape, f"{arg.name if op is Op.EXTERNAL else op.value}()")
     return Array._new(Node(op, dtype, shape, srcs, arg))
 
 

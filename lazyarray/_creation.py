@@ -7,6 +7,7 @@ shape records a broadcast scalar instead.  ``meshgrid`` (broadcast views) and
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Optional, Union
 
 import numpy as np
@@ -14,18 +15,33 @@ import numpy as np
 from . import _dtypes as dt
 from ._array_object import Array, data_leaf, is_symbolic
 from ._manipulation import _check_device, astype, broadcast_to, check_array, expand_dims
+from ._memory import check_allocation, check_shape
 
 Shape = Union[int, tuple]
 
 
 def _shape(shape: Shape, fname: str) -> tuple:
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if isinstance(shape, int) and not isinstance(shape, builtins.bool):
+        shape = (shape,)
+    elif not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{fname}(): shape must be an int or a tuple of ints, "
+                        f"got {type(shape).__name__}")
+    shape = tuple(shape)
     for d in shape:
         if isinstance(d, builtins.bool) or not isinstance(d, int):
             raise TypeError(f"{fname}(): shape entries must be ints, got {d!r}")
         if d < 0:
             raise ValueError(f"{fname}(): negative dimensions are not allowed, got {shape}")
+    check_shape(shape, f"{fname}()")
     return shape
+
+
+def _allocate(shape: tuple, dtype: dt.DType, fname: str) -> None:
+    """Refuse, before numpy allocates, an array larger than any or than this machine's
+    memory (numpy's own errors do not name the function, and overcommitted memory
+    can fail only when written)."""
+    check_shape(shape, f"{fname}()")
+    check_allocation([(shape, dtype.np)], f"{fname}()")
 
 
 def _leaf(value: np.ndarray) -> Array:
@@ -35,7 +51,7 @@ def _leaf(value: np.ndarray) -> Array:
     return data_leaf(value)
 
 
-def _default_dtype(value) -> dt.DType:
+def _default_dtype(value, fname: str = "full", what: str = "fill_value") -> dt.DType:
     if isinstance(value, builtins.bool):
         return dt.bool
     if isinstance(value, int):
@@ -44,26 +60,89 @@ def _default_dtype(value) -> dt.DType:
         return dt.float64
     if isinstance(value, complex):
         return dt.complex128
-    raise TypeError(f"expected a Python scalar, got {type(value).__name__}")
+    raise TypeError(f"{fname}(): {what} must be a Python bool, int, float or complex, "
+                    f"got {type(value).__name__}")
+
+
+def _check_fill(value, dtype: dt.DType, fname: str) -> None:
+    """A fill value the dtype can hold: the kind fits and an int is in range."""
+    _default_dtype(value, fname)
+    if isinstance(value, complex) and dtype not in dt.COMPLEX_FLOATING:
+        raise TypeError(f"{fname}(): a complex fill_value needs a complex dtype, got {dtype}")
+    if isinstance(value, float) and dtype not in dt.FLOATING:
+        raise TypeError(f"{fname}(): a float fill_value needs a floating-point dtype, "
+                        f"got {dtype}")
+    if isinstance(value, int) and not isinstance(value, builtins.bool) and dtype in dt.INTEGER:
+        info = np.iinfo(dtype.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{fname}(): fill_value {value} is out of range for {dtype} "
+                                f"[{info.min}, {info.max}]")
+
+
+_EXPECTED = ("expected an Array, a numpy array, a DLPack producer, a buffer, a Python bool, "
+             "int, float or complex, or nested lists/tuples of them")
 
 
 def _np_from_nested(obj, dtype: Optional[dt.DType]) -> np.ndarray:
     if isinstance(obj, (str, bytes)):
-        raise TypeError(f"asarray(): strings are not supported, got {obj!r}")
+        raise TypeError(f"asarray(): strings are not supported, got {obj!r}; {_EXPECTED}")
+    if not isinstance(obj, (list, tuple, builtins.bool, int, float, complex)) \
+            and not _array_like(obj):
+        raise TypeError(f"asarray(): cannot make an array from a value of type "
+                        f"{type(obj).__name__}; {_EXPECTED}")
+    target = f"the dtype {dtype}" if dtype is not None else "int64"
     try:
         v = np.asarray(obj, dtype=dtype.np if dtype is not None else None)
     except OverflowError:
-        raise OverflowError("asarray(): a Python int does not fit in the array's dtype") from None
+        raise OverflowError(f"asarray(): a Python int does not fit in {target}") from None
     except ValueError as e:
+        if "inhomogeneous" in str(e):
+            raise ValueError("asarray(): nested sequences must be rectangular (all lists at one "
+                             f"depth of one length, no arrays among them), got a ragged one "
+                             f"(numpy: {e})") from None
         raise ValueError(f"asarray(): cannot build an array from this object ({e})") from None
+    except TypeError as e:
+        raise TypeError(f"asarray(): cannot convert these values to {target} ({e})") from None
     if v.dtype == object or v.dtype.kind in "USVOMm":
-        raise TypeError(f"asarray(): unsupported element type (numpy inferred {v.dtype}); "
-                        "expected bools, ints, floats or complex numbers")
-    if dtype is None and v.dtype.kind == "i":
-        v = v.astype(np.int64)
-    if dtype is None and v.dtype.kind == "f":
-        v = v.astype(np.float64)
+        bad = _first_unsupported(obj)
+        if bad is _NUMBERS_ONLY:  # so some ints exceed 64 bits
+            raise OverflowError(f"asarray(): a Python int does not fit in {target} or uint64")
+        raise TypeError(f"asarray(): unsupported element {bad!r} of type {type(bad).__name__}; "
+                        f"{_EXPECTED}")
+    if dtype is None and not _array_like(obj):
+        # Python numbers take the default dtypes; buffers and array-likes keep theirs.
+        if v.dtype.kind == "i":
+            v = v.astype(np.int64)
+        if v.dtype.kind == "f":
+            v = v.astype(np.float64)
     return v
+
+
+def _array_like(obj) -> builtins.bool:
+    """numpy can read it as an array: the buffer protocol or numpy's array interfaces."""
+    if hasattr(type(obj), "__array__") or hasattr(type(obj), "__array_interface__"):
+        return True
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+_NUMBERS_ONLY = object()
+
+
+def _first_unsupported(obj):
+    """The first element of nested lists/tuples that is no number (``_NUMBERS_ONLY`` if
+    all are)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, tuple)):
+            stack.extend(reversed(o))
+        elif not isinstance(o, (builtins.bool, int, float, complex, np.number, np.bool_)):
+            return o
+    return _NUMBERS_ONLY
 
 
 def asarray(obj, /, *, dtype: Optional[dt.DType] = None, device=None,
@@ -123,8 +202,10 @@ def from_dlpack(x, /, *, device=None, copy: Optional[builtins.bool] = None) -> A
 def _fill(shape: Shape, value, dtype, fname: str) -> Array:
     shape = _shape(shape, fname)
     if dtype is None:
-        dtype = _default_dtype(value)
+        dtype = _default_dtype(value, fname)
     dt.check_dtype(dtype)
+    _check_fill(value, dtype, fname)
+    _allocate(shape, dtype, fname)
     return _leaf(np.full(shape, value, dtype=dtype.np))
 
 
@@ -157,6 +238,7 @@ def _like(x: Array, value, dtype, device, fname: str) -> Array:
         raise TypeError(f"{fname}() expects a lazyarray Array, got {type(x).__name__}")
     _check_device(device)
     dtype = x.dtype if dtype is None else dt.check_dtype(dtype)
+    _check_fill(value, dtype, fname)
     if is_symbolic(x._node.shape):
         from ._elementwise import scalar_node
         return broadcast_to(Array._new(scalar_node(value, dtype)), x._node.shape)
@@ -190,12 +272,22 @@ def arange(start, /, stop=None, step=1, *, dtype: Optional[dt.DType] = None,
     _check_device(device)
     if stop is None:
         start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if not isinstance(v, (int, float)):
+            raise TypeError(f"arange(): {name} must be a Python int or float, "
+                            f"got {type(v).__name__}")
     if step == 0:
         raise ValueError("arange(): step must not be zero")
     if dtype is None:
         ints = all(isinstance(v, int) for v in (start, stop, step))
         dtype = dt.int64 if ints else dt.float64
     dt.check_dtype(dtype)
+    if all(math.isfinite(v) for v in (start, stop, step)):
+        count = (stop - start) / step
+        if not math.isfinite(count):
+            raise ValueError(f"arange(): ({stop} - {start}) / {step} elements are more than any "
+                             "array can have (2**63 - 1)")
+        _allocate((max(0, math.ceil(count)),), dtype, "arange")
     return _leaf(np.arange(start, stop, step, dtype=dtype.np))
 
 
@@ -211,6 +303,7 @@ def linspace(start, stop, /, num: int, *, dtype: Optional[dt.DType] = None, devi
     dt.check_dtype(dtype)
     if is_complex and dtype not in dt.COMPLEX_FLOATING:
         raise TypeError(f"linspace(): complex start/stop need a complex dtype, got {dtype}")
+    _allocate((num,), dtype, "linspace")
     return _leaf(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype.np))
 
 
@@ -219,7 +312,10 @@ def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0,
     """Ones on the ``k``-th diagonal, zeros elsewhere."""
     _check_device(device)
     _shape((n_rows,) if n_cols is None else (n_rows, n_cols), "eye")
+    if isinstance(k, builtins.bool) or not isinstance(k, int):
+        raise TypeError(f"eye(): k must be an int, got {type(k).__name__}")
     dtype = dt.check_dtype(dtype) if dtype is not None else dt.float64
+    _allocate((n_rows, n_rows if n_cols is None else n_cols), dtype, "eye")
     return _leaf(np.eye(n_rows, n_cols, k=k, dtype=dtype.np))
 
 

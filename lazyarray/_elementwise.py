@@ -15,7 +15,7 @@ from typing import Union
 import numpy as np
 
 from . import _dtypes as dt
-from ._array_object import Array, record
+from ._array_object import Array, foreign_array_error, is_foreign_array, record
 from ._manipulation import broadcast_shapes, broadcast_to, cast, check_array
 from .backend.ir import Node, Op
 
@@ -136,7 +136,10 @@ def _operands(fname: str, category: str, *xs) -> tuple:
                         + ", ".join(type(x).__name__ for x in xs))
     for x in xs:
         if not isinstance(x, (Array, builtins.bool, int, float, complex)):
-            raise TypeError(f"{fname}() expects arrays or Python scalars, got {type(x).__name__}")
+            if is_foreign_array(x):
+                raise TypeError(foreign_array_error(f"{fname}()", x))
+            raise TypeError(f"{fname}() expects lazyarray Arrays or Python scalars (bool, int, "
+                            f"float, complex), got {type(x).__name__}")
     dtype = arrays[0].dtype
     for a in arrays[1:]:
         dtype = dt.promote_types(dtype, a.dtype)
@@ -171,8 +174,12 @@ def _make_binary(name: str, op: Op, category: str, result: str):
     def fn(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:
         (n1, n2), dtype, shape = _operands(name, category, x1, x2)
         if result == "float" and dtype not in dt.FLOATING:
+            # A Python scalar stays a runtime scalar of the new dtype: a cast of it would
+            # be a 0-d operand without the broadcast the backend expects (a shared one,
+            # e.g. in concat([x / 2, x / 2]), failed when the program was bound).
             dtype = dt.float64
-            n1, n2 = (cast(Array._new(n), dtype)._node for n in (n1, n2))
+            n1, n2 = (scalar_node(n.value, dtype) if n.op is Op.SCALAR
+                      else cast(Array._new(n), dtype)._node for n in (n1, n2))
         return record(op, _result_dtype(result, dtype), shape, (n1, n2))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` (array API standard); input dtype: {category}."

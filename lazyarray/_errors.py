@@ -12,6 +12,11 @@ class ConcretizationError(TypeError):
     """
 
 
+class AxisError(ValueError, IndexError):
+    """An axis argument outside ``[-ndim, ndim)``: a ValueError (a bad argument value)
+    and an IndexError, as numpy's AxisError is."""
+
+
 def concretization_error(what: str, names: list) -> ConcretizationError:
     """The error for ``what`` (e.g. ``"bool()"``) on an array depending on ``names``."""
     shown = ", ".join(repr(n) for n in names)

@@ -20,9 +20,9 @@ from typing import Optional
 
 import numpy as np
 
-from ._array_object import Array, record
-from ._manipulation import (broadcast_shapes, broadcast_to, cast, check_array, expand_dims,
-                            moveaxis, normalize_axis, permute_dims)
+from ._array_object import Array, foreign_array_error, is_foreign_array, record
+from ._manipulation import (_broadcastable, broadcast_shapes, broadcast_to, cast, check_array,
+                            expand_dims, moveaxis, normalize_axis, permute_dims, squeeze)
 from . import _dtypes as dt
 from .backend.ir import Dim, Node, Op
 
@@ -126,7 +126,9 @@ def setitem(x: Array, key, value) -> None:
     if mask is not None:
         _mask_setitem(x, mask, v)
     elif any(isinstance(k, Array) for k in key):
-        _scatter(x, *_key_spec(x, key), v)
+        spec, arrays = _key_spec(x, key)
+        selected = _array_getitem(Array._new(x._node), key)._node.shape
+        _scatter(x, spec, arrays, v, selected)
     else:
         _basic_setitem(x, key, v)
 
@@ -144,14 +146,33 @@ def _setitem_value(x: Array, value) -> Array:
         if isinstance(value, complex) and x.dtype not in dt.COMPLEX_FLOATING:
             raise TypeError(f"cannot assign a complex value into an array of dtype {x.dtype}")
         return Array._new(scalar_node(value, x.dtype))
+    if is_foreign_array(value):
+        raise TypeError(foreign_array_error("__setitem__()", value))
     raise TypeError(f"__setitem__ expects an Array or a Python scalar value, "
                     f"got {type(value).__name__}")
 
 
 def _basic_setitem(x: Array, key: tuple, v: Array) -> None:
-    items, shape, _ = _parse_basic(x, key)
-    v = broadcast_to(v, shape) if v._node.shape != shape else v
+    items, shape, new_axes = _parse_basic(x, key)
+    if v._node.shape != shape:
+        # The value broadcasts to the shape x[key] has, None axes included (size 1).
+        full = list(shape)
+        for p in new_axes:
+            full.insert(p, 1)
+        try:
+            v = broadcast_to(v, tuple(full))
+        except ValueError:
+            raise ValueError(f"__setitem__(): cannot assign a value of shape {v.shape} to the "
+                             f"selected region of shape {_shown(tuple(full))}: the value must "
+                             "broadcast to it") from None
+        if new_axes:
+            v = squeeze(v, axis=new_axes)
     x._node = Node(Op.UPDATE, x.dtype, x._node.shape, (x._node, v._node), items)
+
+
+def _shown(shape: tuple) -> tuple:
+    """A shape as ``Array.shape`` shows it (symbolic sizes as None)."""
+    return tuple(d if type(d) is int else None for d in shape)
 
 
 # --------------------------------------------------------------------------- array keys
@@ -183,11 +204,13 @@ def _sole_mask(key: tuple) -> Optional[Array]:
 
 
 def _index_array(k, size, axis: int) -> Array:
-    """An integer index (array or int) as an index array; ints are checked against ``size``."""
+    """An integer index (array or int) as an index array; ints, and index arrays whose
+    values are known, are checked against ``size``."""
     if isinstance(k, Array):
         if k.dtype not in dt.INTEGER:
             raise IndexError(f"index arrays must have an integer dtype, got {k.dtype} at "
                              f"axis {axis}")
+        check_bounds(k, size, axis)
         return k
     i = _as_index(k, axis)
     if isinstance(size, int) and not -size <= i < size:
@@ -238,6 +261,19 @@ def _array_getitem(x: Array, key: tuple) -> Array:
     return out
 
 
+def check_bounds(indices: Array, size, axis: int, fname: str = "") -> None:
+    """IndexError now when ``indices`` holds values (a data leaf or an evaluated array)
+    outside ``[-size, size)``; computed indices are checked when the program runs."""
+    v = indices._node.value
+    if v is None or indices._node.op is Op.SCALAR or type(size) is not int or v.size == 0:
+        return
+    lo, hi = v.min(), v.max()
+    if lo < -size or hi >= size:
+        bad = int(lo) if lo < -size else int(hi)
+        where = f"{fname}(): " if fname else ""
+        raise IndexError(f"{where}index {bad} is out of bounds for axis {axis} with size {size}")
+
+
 def gather(x: Array, indices: list) -> Array:
     """``x[i1, ..., ik]`` for integer index arrays on the first k axes (numpy semantics).
 
@@ -283,10 +319,19 @@ def _np_scatter(v: np.ndarray, value: np.ndarray, *rest) -> np.ndarray:
     return out
 
 
-def _scatter(x: Array, spec: tuple, arrays: list, v: Array) -> None:
-    """``x[key] = v`` as a numpy step inside the program (interim: no native scatter yet);
-    a value that does not broadcast to the selection raises ValueError when it runs."""
+def _scatter(x: Array, spec: tuple, arrays: list, v: Array, selected=None) -> None:
+    """``x[key] = v`` as a numpy step inside the program (interim: no native scatter yet).
+
+    ``selected`` is the shape of ``x[key]`` when known: a value that does not
+    broadcast to it raises ValueError now, before ``x`` changes (otherwise when the
+    program runs).
+    """
     from ._external import external
+    if selected is not None and v._node.shape != selected and \
+            not _broadcastable(v._node.shape, selected):
+        raise ValueError(f"__setitem__(): cannot assign a value of shape {v.shape} to the "
+                         f"{_shown(selected)} elements selected by the index arrays: the value "
+                         "must broadcast to that shape")
     if v._node.op is Op.SCALAR:  # external steps read buffers: a 0-d array, not a runtime scalar
         from ._external import leaf
         v = leaf(np.asarray(v._node.value, dtype=x.dtype.np))
@@ -355,6 +400,7 @@ def take(x: Array, indices: Array, /, *, axis: Optional[int] = None) -> Array:
             raise ValueError(f"take(): axis is required for an array of rank {x.ndim}")
         axis = 0
     ax = normalize_axis(axis, x.ndim, "take")
+    check_bounds(indices, x._node.shape[ax], ax, "take")
     out = gather(moveaxis(x, ax, 0), [indices])
     k = indices.ndim
     order = list(range(k, k + ax)) + list(range(k)) + list(range(k + ax, out.ndim))
@@ -373,6 +419,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(f"take_along_axis(): x and indices must have the same rank >= 1, got "
                          f"shapes {x.shape} and {indices.shape}")
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    check_bounds(indices, x._node.shape[ax], ax, "take_along_axis")
     sx, si = x._node.shape, indices._node.shape
     b = broadcast_shapes(sx[:ax] + (1,) + sx[ax + 1:], si[:ax] + (1,) + si[ax + 1:])
     xb = broadcast_to(x, b[:ax] + (sx[ax],) + b[ax + 1:])

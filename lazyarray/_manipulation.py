@@ -9,6 +9,7 @@ from typing import Optional, Sequence, Union
 
 from . import _dtypes as dt
 from ._array_object import Array, record
+from ._errors import AxisError
 from .backend.ir import Dim, Op, dim_assert_equal, dim_broadcast, dim_prod, dim_sum
 
 
@@ -19,11 +20,15 @@ def check_array(x: object, fname: str, arg: str = "x") -> Array:
 
 
 def normalize_axis(axis: int, ndim: int, fname: str) -> int:
-    """``axis`` in ``[0, ndim)``; IndexError names the function and the valid range."""
+    """``axis`` in ``[0, ndim)``; AxisError (a ValueError and an IndexError) names the
+    function and the valid range."""
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise TypeError(f"{fname}(): axis must be an int, got {type(axis).__name__}")
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{fname}(): axis {axis} is out of bounds for an array of rank {ndim}")
+        raise AxisError(f"{fname}(): axis {axis} is out of bounds for an array of rank {ndim}; "
+                        f"expected an int in [{-ndim}, {ndim - 1}]" if ndim else
+                        f"{fname}(): axis {axis} is out of bounds for a 0-d array, which has no "
+                        "axes")
     return axis % ndim
 
 
@@ -119,10 +124,10 @@ def _broadcast_size(a, b, shapes: tuple):
 def broadcast_to(x: Array, /, shape: tuple) -> Array:
     """``x`` broadcast to ``shape`` (a view: nothing is copied)."""
     check_array(x, "broadcast_to")
-    shape = tuple(shape)
+    shape = _shape_arg(shape, "broadcast_to")
     for d in shape:
-        if not isinstance(d, (int, Dim)) or (isinstance(d, int) and d < 0):
-            raise ValueError(f"broadcast_to(): invalid size {d!r} in shape {shape}")
+        if isinstance(d, int) and d < 0:
+            raise ValueError(f"broadcast_to(): negative size {d} in shape {shape}")
     src = x._node.shape
     if src == shape:
         return Array._new(x._node)
@@ -153,16 +158,28 @@ def broadcast_arrays(*arrays: Array) -> tuple:
     return tuple(broadcast_to(a, shape) for a in arrays)
 
 
+def _shape_arg(shape, fname: str) -> tuple:
+    """A shape argument as a tuple of ints (or symbolic sizes); TypeError otherwise."""
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{fname}(): shape must be a tuple of ints, got {type(shape).__name__}")
+    shape = tuple(shape)
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, (int, Dim)):
+            raise TypeError(f"{fname}(): shape entries must be ints, got {d!r} in {shape}")
+    return shape
+
+
 def reshape(x: Array, /, shape: Sequence[int], *, copy: Optional[bool] = None) -> Array:
     """``x`` with a new shape of the same size; one entry may be -1."""
     check_array(x, "reshape")
     if copy is False:
         raise ValueError("reshape(copy=False): lazyarray arrays never share memory, so a "
                          "no-copy reshape cannot be promised")
-    shape = tuple(shape)
+    shape = _shape_arg(shape, "reshape")
     for d in shape:
-        if not isinstance(d, (int, Dim)) or isinstance(d, bool) or (isinstance(d, int) and d < -1):
-            raise ValueError(f"reshape(): invalid size {d!r} in shape {shape}")
+        if isinstance(d, int) and d < -1:
+            raise ValueError(f"reshape(): negative size {d} in shape {shape} (only -1, for "
+                             "the size inferred from the others, is allowed)")
     if sum(1 for d in shape if isinstance(d, int) and d == -1) > 1:
         raise ValueError(f"reshape(): at most one -1 in shape {shape}")
     total = dim_prod(x._node.shape)

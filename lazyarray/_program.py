@@ -399,7 +399,14 @@ def compile(outputs: ArrayOrArrays, inputs: Sequence[Array] = ()) -> Program:  #
 
 def trace(f: Callable, *placeholders: Array) -> Program:
     """The Program of ``f`` called on ``placeholders`` (what ``jax.make_jaxpr`` shows)."""
-    return Program(f(*placeholders), list(placeholders))
+    return Program(f(*map(_fresh_handle, placeholders)), list(placeholders))
+
+
+def _fresh_handle(p):
+    """A new Array on the same node: ``f`` may assign into its argument
+    (``x[i] = v`` rebinds that handle), while the program's input must stay
+    the placeholder."""
+    return Array._new(p._node) if isinstance(p, Array) else p
 
 
 # --------------------------------------------------------------------------- jit
@@ -459,7 +466,7 @@ class JitFunction:
             name = self._name(i)
             shape = tuple(f"{name}_{k}" for k in range(s[1])) if self.symbolic else s[1]
             ph = placeholder(shape, s[0], name=name)
-            traced.append(ph)
+            traced.append(_fresh_handle(ph))
             phs.append(ph)
         prog = Program(self.fn(*traced), phs)
         self.trace_count += 1

@@ -16,7 +16,7 @@ from ._creation import asarray
 from ._elementwise import Scalar, _operands, not_equal
 from ._external import concrete, external, leaf
 from ._manipulation import (broadcast_shapes, broadcast_to, cast, check_array, expand_dims,
-                            normalize_axis, reshape)
+                            normalize_axes, normalize_axis, reshape)
 from ._statistical import sum as _sum
 from .backend.ir import Op
 
@@ -96,6 +96,7 @@ def count_nonzero(x: Array, /, *, axis: Optional[Union[int, tuple]] = None,
     """Number (int64) of non-zero elements along ``axis`` (True for bools; NaN is non-zero;
     a complex value is non-zero when either part is)."""
     check_array(x, "count_nonzero")
+    normalize_axes(axis, x.ndim, "count_nonzero")  # errors name this function, not sum()
     nz = x if x.dtype is dt.bool else not_equal(x, 0)
     return _sum(cast(nz, dt.int64), axis=axis, keepdims=keepdims)
 
