@@ -366,11 +366,10 @@ class KernelBuilder:
                 v = b.load(p, typ=mem_type(dt))
                 vals.append(b.trunc(v, I1) if dt.kind == "b" else v)
             elif ins[0] == "gather":
-                _, dt, j, idx = ins
+                _, dt, j, idx, labels = ins
                 off = offs[j]
-                for (stride, size), ival, ins_i in zip(self.dyn_meta[j], (vals[i] for i in idx),
-                                                       idx):
-                    pos = self._checked_index(b, ival, _ins_dtype(self.k.body[ins_i]), size)
+                for (stride, size), i, label in zip(self.dyn_meta[j], idx, labels):
+                    pos = self._checked_index(b, vals[i], _ins_dtype(self.k.body[i]), size, label)
                     off = b.add(off, b.mul(pos, stride))
                 p = b.gep(self._buf(self.k.loads[j].buf), [off], source_etype=mem_type(dt))
                 vals.append(self._load_value(b, p, dt))
@@ -385,9 +384,10 @@ class KernelBuilder:
         v = b.load(p, typ=mem_type(dt))
         return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v
 
-    def _checked_index(self, b, v, dt, size):
+    def _checked_index(self, b, v, dt, size, label: int):
         """``v`` as a position in ``[0, size)``: negative values count from the end; out
-        of range records (1, index, size) in the error record and reads position 0."""
+        of range records (1, index, size, axis label) in the error record and reads
+        position 0."""
         if dt.kind == "b":
             v = b.zext(v, I64)
         elif v.type.width < 64:
@@ -398,7 +398,7 @@ class KernelBuilder:
         with b.if_then(bad, likely=False):
             err = self.fn.args[len(self.slots) + 2]
             orig = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.sub(v, size), v)
-            for i, val in enumerate((ir.Constant(I64, 1), orig, size)):
+            for i, val in enumerate((ir.Constant(I64, 1), orig, size, ir.Constant(I64, label))):
                 b.store(val, b.gep(err, [ir.Constant(I64, i)], source_etype=I64))
         return b.select(bad, ir.Constant(I64, 0), v)
 

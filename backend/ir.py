@@ -246,7 +246,8 @@ class Op(enum.Enum):
     # inclusive scans along one axis (arg: axis)
     CUMULATIVE_SUM = "cumulative_sum"; CUMULATIVE_PROD = "cumulative_prod"
     # srcs (x, index arrays...): x read at data-dependent positions; the index arrays
-    # have the output's shape. arg: (gathered axes of x, output axis of each other axis)
+    # have the output's shape. arg: (gathered axes of x, output axis of each other axis,
+    # the axis number IndexError messages give for each gathered axis)
     GATHER = "gather"
 
 

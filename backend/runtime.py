@@ -256,7 +256,7 @@ class Runner:
         bufs += [np.empty(shape, dtype) for shape, dtype in self.allocs]
         ptrs = self.ptr_type(*[b.ctypes.data for b in bufs])
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
-        err = (ctypes.c_int64 * 3)()
+        err = (ctypes.c_int64 * 4)()
         memo: dict = {}
         for step in self.steps:
             if isinstance(step, ExternalStep):
@@ -267,10 +267,10 @@ class Runner:
 
 
 def _error(err) -> Exception:
-    """The exception for an error record a kernel filled in (code, value, bound)."""
-    code, value, bound = err
+    """The exception for an error record a kernel filled in (code, value, bound, axis)."""
+    code, value, bound, axis = err
     if code == 1:
-        return IndexError(f"index {value} is out of bounds for an axis of size {bound}")
+        return IndexError(f"index {value} is out of bounds for axis {axis} with size {bound}")
     return RuntimeError(f"compiled program reported error code {code}")
 
 

@@ -178,7 +178,8 @@ class _BodyBuilder:
       ('load', dtype, load_no)             element of a buffer through an Access
       ('scalar', dtype, node_index)        a runtime scalar argument
       ('op', Op, dtype, (src ids), srcdt)  an elementwise op; srcdt: dtype of src 0
-      ('gather', dtype, load_no, (index ids))  a buffer element at data-given positions
+      ('gather', dtype, load_no, (index ids), (axis labels))  an element at data-given
+                                           positions; labels name the axes in errors
     """
 
     def __init__(self, nodes, index, roots, root, seen_ctx, extra, part=0):
@@ -366,13 +367,13 @@ class _BodyBuilder:
         if src is None:  # placeholder value: the pass is redone with the source materialised
             return self._emit(("scalar", n.dtype, self.index[id(n)]))
         buf, chain = src
-        gathered, other_map = n.arg
+        gathered, other_map, labels = n.arg
         others = [b for b in range(len(n.srcs[0].shape)) if b not in gathered]
         out_to_x = {o: b for b, o in zip(others, other_map)}
         ximap = tuple(out_to_x.get(t) for t in imap)
         self.loads.append((buf, chain, ximap, tuple(gathered)))
         idx = tuple(self.memo[(self.index[id(s)], p, imap)] for s in n.srcs[1:])
-        return self._emit(("gather", n.dtype, len(self.loads) - 1, idx))
+        return self._emit(("gather", n.dtype, len(self.loads) - 1, idx, labels))
 
 
 def _reduce_store_imap(node: Node, kept: tuple) -> tuple:

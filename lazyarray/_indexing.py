@@ -246,14 +246,15 @@ def _array_getitem(x: Array, key: tuple) -> Array:
         if k is None or isinstance(k, slice):
             basic.append(k)
         else:
-            adv.append((pos, _index_array(k, x._node.shape[axis], axis)))
+            adv.append((pos, _index_array(k, x._node.shape[axis], axis), axis))
             basic.append(slice(None))
         if k is not None:
             axis += 1
     y = _basic_getitem(x, tuple(basic))  # one axis per entry of items
-    adv_pos = [p for p, _ in adv]
+    adv_pos = [p for p, _, _ in adv]
     others = [p for p in range(len(items)) if p not in adv_pos]
-    out = gather(permute_dims(y, tuple(adv_pos + others)), [i for _, i in adv])
+    out = gather(permute_dims(y, tuple(adv_pos + others)), [i for _, i, _ in adv],
+                 axes=[a for _, _, a in adv])
     nb, first = out.ndim - len(others), adv_pos[0]
     if adv_pos == list(range(first, first + len(adv_pos))) and first > 0:
         order = list(range(nb, nb + first)) + list(range(nb)) + list(range(nb + first, out.ndim))
@@ -274,7 +275,7 @@ def check_bounds(indices: Array, size, axis: int, fname: str = "") -> None:
         raise IndexError(f"{where}index {bad} is out of bounds for axis {axis} with size {size}")
 
 
-def gather(x: Array, indices: list) -> Array:
+def gather(x: Array, indices: list, axes=None) -> Array:
     """``x[i1, ..., ik]`` for integer index arrays on the first k axes (numpy semantics).
 
     A native gather: the reads fuse into the consuming kernel; negative indices
@@ -289,7 +290,8 @@ def gather(x: Array, indices: list) -> Array:
         i = expand_dims(i, axis=tuple(range(i.ndim, i.ndim + len(rest)))) if rest else i
         srcs.append(broadcast_to(i, shape)._node)
     other_map = tuple(len(bshape) + b for b in range(len(rest)))
-    return record(Op.GATHER, x.dtype, shape, tuple(srcs), (tuple(range(k)), other_map))
+    labels = tuple(range(k) if axes is None else axes)  # axes named in IndexError messages
+    return record(Op.GATHER, x.dtype, shape, tuple(srcs), (tuple(range(k)), other_map, labels))
 
 
 def _key_spec(x: Array, key: tuple) -> tuple:
@@ -401,7 +403,7 @@ def take(x: Array, indices: Array, /, *, axis: Optional[int] = None) -> Array:
         axis = 0
     ax = normalize_axis(axis, x.ndim, "take")
     check_bounds(indices, x._node.shape[ax], ax, "take")
-    out = gather(moveaxis(x, ax, 0), [indices])
+    out = gather(moveaxis(x, ax, 0), [indices], axes=[ax])
     k = indices.ndim
     order = list(range(k, k + ax)) + list(range(k)) + list(range(k + ax, out.ndim))
     return permute_dims(out, tuple(order))
@@ -425,4 +427,5 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     xb = broadcast_to(x, b[:ax] + (sx[ax],) + b[ax + 1:])
     ib = broadcast_to(indices, b[:ax] + (si[ax],) + b[ax + 1:])
     others = tuple(b for b in range(x.ndim) if b != ax)
-    return record(Op.GATHER, x.dtype, ib._node.shape, (xb._node, ib._node), ((ax,), others))
+    return record(Op.GATHER, x.dtype, ib._node.shape, (xb._node, ib._node),
+                  ((ax,), others, (ax,)))

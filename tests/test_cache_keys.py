@@ -32,7 +32,8 @@ def _gather(axis):
         ib = xp.broadcast_to(xp.reshape(idx, tuple(3 if a == axis else 1 for a in range(3))),
                              tuple(shape))
         others = tuple(a for a in range(3) if a != axis)
-        return record(Op.GATHER, x.dtype, tuple(shape), (x._node, ib._node), ((axis,), others))
+        return record(Op.GATHER, x.dtype, tuple(shape), (x._node, ib._node),
+                      ((axis,), others, (axis,)))
     return f
 
 
