@@ -183,14 +183,14 @@ class Array:
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         if stream is not None:
             raise BufferError("lazyarray has no streams; stream must be None")
-        v = self._read_only(self._value("__dlpack__()"))
+        value = self._value("__dlpack__()")
+        v = self._read_only(value)
         if max_version is None or max_version[0] < 1:
-            # DLPack before 1.0 cannot mark an export read-only, and a writeable export
-            # would let the consumer change this array's value: hand out a copy.
-            if copy is False:
-                raise BufferError("DLPack before 1.0 cannot export lazyarray's read-only values "
-                                  "without a copy, but copy=False was given")
-            v = v.copy()
+            # DLPack before 1.0 cannot mark an export read-only: hand out a copy, so the
+            # consumer cannot change this array's value; with copy=False (a promise of no
+            # copy, which the standard lets the consumer ask for) share the value itself,
+            # as numpy does with its own arrays.
+            v = value if copy is False else v.copy()
         kwargs = {}
         if max_version is not None:
             kwargs["max_version"] = max_version

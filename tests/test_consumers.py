@@ -405,8 +405,8 @@ def test_dlpack_out_to_numpy():
     legacy = np.from_dlpack(_Legacy(y))
     np.testing.assert_array_equal(legacy, A - 1.0)
     assert not np.shares_memory(legacy, np.asarray(y))
-    with pytest.raises(BufferError, match="copy=False"):
-        y.__dlpack__(copy=False)
+    # copy=False promises no copy (the conformance suite asks for it): the value is shared.
+    assert y.__dlpack__(copy=False) is not None
 
 
 class _Legacy:
