@@ -318,6 +318,9 @@ class _BodyBuilder:
             if x.op not in VIEW:
                 self.extra.add(self.index[id(x)])
                 return None
+            if self._must_materialize_view_src(x):  # e.g. a reshape of a strided view
+                self.extra.add(self.index[id(x.srcs[0])])
+                return None
             chain.append(self.index[id(x)])
             x = x.srcs[0]
         return self.index[id(x)], tuple(reversed(chain))
