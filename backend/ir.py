@@ -352,23 +352,44 @@ def toposort(outputs: Iterable[Node]) -> list[Node]:
 
     Sources are visited in argument order; nodes holding a value are leaves.
     """
-    order: list[Node] = []
-    seen: set[int] = set()
+    return _postorder(list(outputs), copy=False)[1]
+
+
+def snapshot(outputs: list) -> tuple:
+    """``outputs`` over a private copy of their graph, and that graph in execution
+    order (``toposort`` of the copies): nodes without a value are copied, nodes
+    holding one are shared.
+
+    Keys, schedules and bindings read ``value`` to tell leaves from computed nodes,
+    so the graph must not change while they are built: a node evaluated meanwhile
+    (by another thread, or later by this one) would make them disagree and leave a
+    wrong entry in the shared caches.  Each node's value is read once here, and
+    nobody else ever evaluates the copies.
+    """
+    return _postorder(outputs, copy=True)
+
+
+def _postorder(outputs: list, copy: bool) -> tuple:
+    """(the outputs, or their copies; all nodes in post-order) of one iterative walk."""
+    memo: dict = {}  # id -> emitted node (or copy); None while its sources are pending
+    order: list = []
     for root in outputs:
-        if id(root) in seen:
-            continue
         stack = [(root, False)]
         while stack:
             node, expanded = stack.pop()
             if expanded:
-                order.append(node)
-                continue
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            stack.append((node, True))
-            if node.value is None:
-                for s in reversed(node.srcs):
-                    if id(s) not in seen:
-                        stack.append((s, False))
-    return order
+                out = node
+                if copy:
+                    out = Node(node.op, node.dtype, node.shape,
+                               tuple([memo[id(s)] for s in node.srcs]), node.arg)
+                memo[id(node)] = out
+                order.append(out)
+            elif id(node) not in memo:
+                if node.value is not None or not node.srcs:
+                    memo[id(node)] = node
+                    order.append(node)
+                else:
+                    memo[id(node)] = None
+                    stack.append((node, True))
+                    stack.extend([(s, False) for s in reversed(node.srcs) if id(s) not in memo])
+    return [memo[id(r)] for r in outputs], order

@@ -22,7 +22,7 @@ from ._listing import listing, op_name
 from ._memory import check_allocation, check_shape
 from .backend import runtime
 from .backend.cache import PROGRAMS, graph_key, graph_keys
-from .backend.ir import Dim, Node, Op, sym, toposort
+from .backend.ir import Dim, Node, Op, snapshot, sym, toposort
 
 ArrayOrArrays = Union[Array, Sequence[Array]]
 
@@ -78,8 +78,8 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
             pending.append(n)
         elif n.op is Op.SCALAR and n.value is not None and not isinstance(n.value, np.ndarray):
             n.value = np.asarray(n.value, dtype=n.dtype.np)
-    # Another thread may evaluate part of this graph meanwhile: work on a frozen copy.
-    frozen, nodes = freeze(pending)
+    # Another thread may evaluate part of this graph meanwhile: work on a snapshot.
+    frozen, nodes = snapshot(pending)
     pairs = [(n, f) for n, f in zip(pending, frozen) if f.value is None]
     if len(pairs) < len(pending):  # some were evaluated meanwhile: leave them out
         nodes = toposort([f for _, f in pairs])
@@ -98,40 +98,6 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
         for (n, _), v in zip(pairs, outs):
             n.value = v
     return [a._node.value for a in arrays]
-
-
-def freeze(roots: list) -> tuple:
-    """``roots`` over a private copy of their graph, and that graph in execution order
-    (what ``toposort`` of the copies gives): nodes without a value are copied, nodes
-    holding one (leaves, evaluated arrays) are shared.
-
-    The backend reads ``value`` to tell leaves from computed nodes while it builds
-    keys, schedules and bindings; a node evaluated by another thread (or later by
-    this one) in between would make those disagree and leave a wrong entry in the
-    shared caches.  Here each node's value is read once, and nobody else ever
-    evaluates the copies.
-    """
-    memo: dict = {}
-    order = []
-    for root in roots:
-        if id(root) in memo:
-            continue
-        stack = [(root, False)]
-        while stack:
-            n, expanded = stack.pop()
-            if expanded:
-                c = Node(n.op, n.dtype, n.shape, tuple([memo[id(s)] for s in n.srcs]), n.arg)
-                memo[id(n)] = c
-                order.append(c)
-            elif id(n) not in memo:
-                if n.value is not None or not n.srcs:
-                    memo[id(n)] = n
-                    order.append(n)
-                else:
-                    memo[id(n)] = None  # copied once its sources are
-                    stack.append((n, True))
-                    stack.extend([(s, False) for s in reversed(n.srcs) if id(s) not in memo])
-    return [memo[id(r)] for r in roots], order
 
 
 def evaluate(*arrays: Array):
@@ -195,7 +161,7 @@ class Program:
             raise TypeError("compile(): outputs must be an Array or a non-empty list/tuple of Arrays")
         self._placeholders = _check_inputs(inputs)
         # A snapshot: evaluating an intermediate array later must not change this program.
-        roots, self._nodes = freeze([o._node for o in outs])
+        roots, self._nodes = snapshot([o._node for o in outs])
         nodes = self._nodes
         ph_ids = {id(p._node) for p in self._placeholders}
         missing = [n.arg or "<unnamed>" for n in nodes

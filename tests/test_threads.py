@@ -126,14 +126,13 @@ def test_graph_evaluated_meanwhile_leaves_no_wrong_cache_entry(monkeypatch):
 
 
 def test_frozen_graph_copies_unevaluated_nodes_only():
-    from lazyarray._program import freeze
-    from lazyarray.backend.ir import toposort
+    from lazyarray.backend.ir import snapshot, toposort
     a = xp.asarray(np.arange(3.0))
     u = xp.exp(a)
     xp.evaluate(u)
     v = xp.sin(u) + u * 2.0          # shares u (evaluated) and has a diamond
     w = xp.sum(v * v)
-    roots, order = freeze([w._node, v._node])
+    roots, order = snapshot([w._node, v._node])
     assert order == toposort(roots)  # the order materialize and the backend work in
     assert all(n is not w._node and n is not v._node for n in order)
     assert u._node in order and a._node not in order  # evaluated: shared, a leaf
