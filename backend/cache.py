@@ -177,15 +177,16 @@ class ProgramCache:
         t0 = time.perf_counter()
         gen = llvm.codegen()
         n_native = sum(1 for kind, _ in sched.stages if kind == "native")
+        kernels = tuple(cg.kernel_entries(sched))
         disk = self._disk(gen)
         obj = disk.load(name) if disk else None
         if obj is not None:
             try:
-                return gen.load(obj, name, n_native), None
+                return gen.load(obj, name, n_native, kernels), None
             except (ValueError, RuntimeError):
                 disk.discard(name)  # damaged or foreign: compile it again below
         obj, seconds = gen.compile(cg.ModuleBuilder(name, gen.vector_variants).build(sched))
-        compiled = gen.load(obj, name, n_native)
+        compiled = gen.load(obj, name, n_native, kernels)
         compiled.seconds = seconds
         if disk:
             disk.store(name, obj)

@@ -128,26 +128,34 @@ class ModuleBuilder:
         return self.declare(f"{name}.{suffix}", ty, [ty] * nargs)
 
     def build(self, sched: Schedule) -> str:
-        """The module of ``sched``: one entry function per native stage,
-        named ``<entry>_<stage number>``."""
+        """The module of ``sched``: one entry function per native stage, named
+        ``<entry>_<stage number>``, and ``<entry>_k<i>`` per ``kernel_entries``."""
         fns = [KernelBuilder(self, k, i).build() for i, k in enumerate(sched.kernels)]
-        fnty = ir.FunctionType(I32, [PTR, PTR, PTR, PTR])
-        stage_no = 0
-        for kind, kernels in sched.stages:
-            if kind != "native":
-                continue
-            entry = ir.Function(self.module, fnty, name=f"{self.entry}_{stage_no}")
-            stage_no += 1
-            bufs, meta, scal, err = entry.args
-            b = ir.IRBuilder(entry.append_basic_block("entry"))
-            for i in kernels:
-                k = sched.kernels[i]
-                ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, s)], source_etype=PTR), typ=PTR)
-                        for s in _kernel_slots(k)]
-                b.call(fns[i], ptrs + [meta, scal, err])
-            b.ret(b.trunc(b.load(err, typ=I64), I32))
+        native = [ks for kind, ks in sched.stages if kind == "native"]
+        for no, kernels in enumerate(native):
+            self._entry(f"{self.entry}_{no}", [(fns[i], sched.kernels[i]) for i in kernels])
+        for i in kernel_entries(sched):  # one kernel of a stage alone: for threaded chunks
+            self._entry(f"{self.entry}_k{i}", [(fns[i], sched.kernels[i])])
         self._keep_used()
         return str(self.module)
+
+    def _entry(self, name: str, calls: list) -> None:
+        """entry(buffer pointers, meta, scalars, error record) -> error code, calling
+        each (kernel function, Kernel) of ``calls`` in turn."""
+        entry = ir.Function(self.module, ir.FunctionType(I32, [PTR, PTR, PTR, PTR]), name=name)
+        bufs, meta, scal, err = entry.args
+        b = ir.IRBuilder(entry.append_basic_block("entry"))
+        for fn, k in calls:
+            ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, s)], source_etype=PTR), typ=PTR)
+                    for s in _kernel_slots(k)]
+            b.call(fn, ptrs + [meta, scal, err])
+        b.ret(b.trunc(b.load(err, typ=I64), I32))
+
+
+def kernel_entries(sched: Schedule) -> list:
+    """Kernels with an entry of their own, ``<entry>_k<i>``: those sharing a stage
+    (a stage of one kernel is that kernel's entry)."""
+    return [i for kind, ks in sched.stages if kind == "native" and len(ks) > 1 for i in ks]
 
 
 def _kernel_slots(k: Kernel) -> list:

@@ -37,6 +37,7 @@ class Compiled:
     cfuncs: list
     seconds: dict         # where compile time went (empty when loaded from disk)
     tracker: object = None  # the library's resource tracker: unloads the code when freed
+    kernel_funcs: dict = None  # kernel number -> its own entry, for kernels sharing a stage
 
 
 class Codegen:
@@ -122,13 +123,14 @@ class Codegen:
         seconds["codegen"] = time.perf_counter() - t0
         return obj, seconds
 
-    def load(self, obj: bytes, entry: str, n_entries: int) -> Compiled:
+    def load(self, obj: bytes, entry: str, n_entries: int, kernels: tuple = ()) -> Compiled:
         """Link object code into the engine as a new library.
 
-        Raises ValueError when an entry ``<entry>_<i>`` is missing (a foreign or
-        damaged object), RuntimeError when linking fails.
+        Resolves the stage entries ``<entry>_<i>`` and the kernel entries
+        ``<entry>_k<i>`` for ``i`` in ``kernels``.  Raises ValueError when one is
+        missing (a foreign or damaged object), RuntimeError when linking fails.
         """
-        names = [f"{entry}_{i}" for i in range(n_entries)]
+        names = [f"{entry}_{i}" for i in range(n_entries)] + [f"{entry}_k{i}" for i in kernels]
         lib = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
         for name in names:
             lib.export_symbol(name)
@@ -137,7 +139,8 @@ class Codegen:
         addrs = [tracker[name] for name in names]
         if not all(addrs):
             raise ValueError(f"object code lacks the entry functions of {entry}")
-        return Compiled([ENTRY_TYPE(a) for a in addrs], {}, tracker)
+        funcs = [ENTRY_TYPE(a) for a in addrs]
+        return Compiled(funcs[:n_entries], {}, tracker, dict(zip(kernels, funcs[n_entries:])))
 
     def asm(self, optimized_ir: str) -> str:
         mod = llvm.parse_assembly(optimized_ir)
