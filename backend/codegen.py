@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from . import abi
 from . import complexmath as cm
 from .ir import ARG_REDUCE, SCALAR_TYPES, Op, ScalarType
 from .schedule import SCALAR_SLOT, Kernel, Schedule
@@ -140,16 +141,23 @@ class ModuleBuilder:
         return str(self.module)
 
     def _entry(self, name: str, calls: list) -> None:
-        """entry(buffer pointers, meta, scalars, error record) -> error code, calling
-        each (kernel function, Kernel) of ``calls`` in turn."""
+        """entry(list of buffers, meta, scalars, error record) -> error code, calling
+        each (kernel function, Kernel) of ``calls`` in turn.  The buffers come as
+        a Python list of numpy arrays laid out as backend/abi.py describes."""
         entry = ir.Function(self.module, ir.FunctionType(I32, [PTR, PTR, PTR, PTR]), name=name)
         bufs, meta, scal, err = entry.args
         b = ir.IRBuilder(entry.append_basic_block("entry"))
+        items = _load_ptr(b, bufs, abi.LIST_ITEMS // 8)
         for fn, k in calls:
-            ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, s)], source_etype=PTR), typ=PTR)
+            ptrs = [_load_ptr(b, _load_ptr(b, items, s), abi.ARRAY_DATA // 8)
                     for s in _kernel_slots(k)]
             b.call(fn, ptrs + [meta, scal, err])
         b.ret(b.trunc(b.load(err, typ=I64), I32))
+
+
+def _load_ptr(b: ir.IRBuilder, base: ir.Value, index: int) -> ir.Value:
+    """The pointer stored at ``base[index]`` (``base`` points to pointers)."""
+    return b.load(b.gep(base, [ir.Constant(I64, index)], source_etype=PTR), typ=PTR)
 
 
 def kernel_entries(sched: Schedule) -> list:

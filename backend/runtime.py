@@ -7,14 +7,25 @@ allocates the buffers a program writes and makes the single foreign call.
 from __future__ import annotations
 
 import ctypes
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import abi, threads
 from .ir import Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
 _REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
+
+
+@dataclass
+class KernelBinding:
+    """Where one kernel's numbers sit in the meta array (after coalescing)."""
+
+    sizes: list               # iteration size per axis
+    loads: list               # (meta position of the offset, strides) per load
+    store: tuple              # (meta position of the offset, strides)
 
 
 @dataclass
@@ -23,6 +34,7 @@ class Bound:
 
     meta: np.ndarray          # int64
     shapes: list              # concrete shape per buffer slot
+    kernels: list             # KernelBinding per kernel
 
 
 def node_shapes(nodes: list, env: dict) -> list:
@@ -35,9 +47,8 @@ def bind(sched: Schedule, nodes: list, env: dict) -> Bound:
     shapes = node_shapes(nodes, env)
     meta = np.zeros(max(sched.meta_size, 1), dtype=np.int64)
     g = _Graph(nodes, shapes)
-    for k in sched.kernels:
-        _bind_kernel(k, sched, g, meta)
-    return Bound(meta, [shapes[j] for j in sched.buffers])
+    kernels = [_bind_kernel(k, sched, g, meta) for k in sched.kernels]
+    return Bound(meta, [shapes[j] for j in sched.buffers], kernels)
 
 
 class _Graph:
@@ -53,7 +64,7 @@ class _Graph:
         return self.shapes[self._index[id(node)]]
 
 
-def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> None:
+def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> KernelBinding:
     sizes = [g.shapes[j][a] for j, a in k.iter_axes]
     if k.reduce in _REDUCE_NEEDS_ELEMENTS and k.n_red and 0 in sizes[k.n_out:]:
         raise ValueError(f"{k.reduce.value}() of an empty axis: the reduction has no identity")
@@ -65,7 +76,9 @@ def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> None:
     pos = k.meta_base
     meta[pos:pos + r] = sizes
     pos += r
+    load_pos = []
     for (off, st), (_, _, dyn) in zip(accs, loads):
+        load_pos.append((pos, st))
         meta[pos] = off
         meta[pos + 1:pos + 1 + r] = st
         pos += r + 1
@@ -74,6 +87,7 @@ def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> None:
             pos += 2
     meta[pos] = store[0]
     meta[pos + 1:pos + 1 + r] = store[1]
+    return KernelBinding(sizes, load_pos, (pos, store[1]))
 
 
 def _access_strides(a: Access, sched: Schedule, g: _Graph):
@@ -222,24 +236,26 @@ def pack_scalars(sched: Schedule, nodes: list) -> bytes:
     return bytes(buf)
 
 
+_ERR = ctypes.c_int64 * 4  # error record: code, value, bound, axis
+
+
 class Runner:
     """A schedule bound to shapes with its call arguments packed: one foreign call
-    per native stage, one Python call per external step.
+    per native stage (or per chunk of a threaded kernel), one Python call per
+    external step.
 
-    Safe to call from several threads at once: per-run state (buffers and the
-    pointer array) is local to the call.
+    Safe to call from several threads at once: per-run state (buffers, the
+    error record) is local to the call.
     """
 
-    __slots__ = ("compiled", "steps", "ptr_type", "meta", "meta_addr", "scal", "scal_addr",
+    __slots__ = ("compiled", "steps", "meta", "meta_addr", "scal", "scal_addr",
                  "allocs", "outputs", "schedule")
 
     def __init__(self, compiled, sched: Schedule, bound: Bound, scalars: bytes) -> None:
         self.compiled = compiled  # keeps the code loaded while this runner exists
-        native = iter(compiled.cfuncs)
-        self.steps = [next(native) if kind == "native" else x for kind, x in sched.stages]
-        self.ptr_type = ctypes.c_void_p * max(len(sched.buffers), 1)
         self.meta = bound.meta
         self.meta_addr = bound.meta.ctypes.data
+        self.steps = _steps(compiled, sched, bound, threads.num_threads())
         self.scal = np.frombuffer(bytearray(scalars), dtype=np.uint8)
         self.scal_addr = self.scal.ctypes.data
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
@@ -248,22 +264,118 @@ class Runner:
         self.schedule = sched
 
     def __call__(self, inputs: list, scalars: bytes | None = None) -> list:
-        """Run once on C-contiguous ``inputs`` (one per input slot); returns the outputs.
-
-        ``scalars`` replaces the scalar values packed at construction.
-        """
+        """Run once on C-contiguous ``inputs`` (numpy arrays, one per input slot);
+        returns the outputs.  ``scalars`` replaces the scalar values packed at
+        construction."""
         bufs = list(inputs)
         bufs += [np.empty(shape, dtype) for shape, dtype in self.allocs]
-        ptrs = self.ptr_type(*[b.ctypes.data for b in bufs])
+        addr, _keep = abi.pack(bufs)
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
-        err = (ctypes.c_int64 * 4)()
+        err = _ERR()
         memo: dict = {}
         for step in self.steps:
-            if isinstance(step, ExternalStep):
+            kind = type(step)
+            if kind is ExternalStep:
                 _external(step, bufs, memo)
-            elif step(ptrs, self.meta_addr, scal, err):
+            elif kind is Chunked:
+                step.run(bufs, scal)
+            elif step(addr, self.meta_addr, scal, err):
                 raise _error(err)
         return [bufs[o] for o in self.outputs]
+
+
+def _steps(compiled, sched: Schedule, bound: Bound, n_threads: int) -> list:
+    """What one run calls, in order: entry functions, Chunked kernels, ExternalSteps."""
+    native = iter(compiled.cfuncs)
+    steps = []
+    for kind, x in sched.stages:
+        if kind != "native":
+            steps.append(x)
+            continue
+        fn = next(native)
+        plans = [_chunks(sched.kernels[i], bound.kernels[i], bound.meta, n_threads) for i in x]
+        if not any(plans):
+            steps.append(fn)
+            continue
+        for i, plan in zip(x, plans):  # kernel by kernel: chunks of one never meet another
+            kfn = fn if len(x) == 1 else compiled.kernel_funcs[i]
+            steps.append(Chunked(kfn, *plan) if plan else kfn)
+    return steps
+
+
+_COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np.minimum,
+            Op.ANY: np.logical_or, Op.ALL: np.logical_and}
+
+
+def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
+    """(meta arrays per chunk, partial-result rule or None), or None to run whole.
+
+    Splits the outermost output axis longer than 1; a kernel without one (a
+    full reduction) splits its outermost reduced axis and writes one partial
+    per chunk, when its reduction has an order-free combine.
+    """
+    total = _size(kb.sizes)
+    if n_threads < 2 or total < 2 * threads.MIN_CHUNK:
+        return None
+    sizes, partial = kb.sizes, None
+    axis = next((a for a in range(k.n_out) if sizes[a] > 1), None)
+    if axis is None:
+        if k.reduce not in _COMBINE or k.scan or k.matmul:
+            return None
+        axis = next((a for a in range(k.n_out, len(sizes)) if sizes[a] > 1), None)
+        if axis is None:
+            return None
+        partial = (k.store.buf, k.out_dtype.np, k.reduce, int(meta[kb.store[0]]))
+    count = threads.chunk_count(total, sizes[axis], n_threads)
+    if count < 2:
+        return None
+    metas = []
+    for start, length in threads.bounds(sizes[axis], count):
+        m = meta.copy()
+        m[k.meta_base + axis] = length
+        for pos, st in kb.loads + [kb.store]:
+            m[pos] += start * st[axis]
+        if partial:
+            m[kb.store[0]] = 0  # each chunk's partial is its own one-element buffer
+        metas.append(m)
+    return metas, partial
+
+
+class Chunked:
+    """One kernel run as chunks on the thread pool (see backend/threads.py)."""
+
+    __slots__ = ("fn", "metas", "partial")
+
+    def __init__(self, fn, metas: list, partial) -> None:
+        self.fn, self.metas, self.partial = fn, metas, partial
+
+    def run(self, bufs: list, scal) -> None:
+        errs = [_ERR() for _ in self.metas]
+        if self.partial is None:
+            packed = [abi.pack(bufs)] * len(self.metas)
+        else:
+            slot, dtype, op, off = self.partial
+            parts = np.empty(len(self.metas), dtype)
+            packed = [abi.pack(bufs[:slot] + [parts[c:c + 1]] + bufs[slot + 1:])
+                      for c in range(len(self.metas))]
+        fn = self.fn
+        calls = [functools.partial(fn, p[0], m.ctypes.data, scal, e)
+                 for p, m, e in zip(packed, self.metas, errs)]
+        for code, e in zip(threads.run(calls), errs):
+            if code:
+                raise _error(e)
+        if self.partial is not None:
+            bufs[slot].reshape(-1)[off] = _combine(op, parts)
+
+
+def _combine(op: Op, parts: np.ndarray):
+    """The partials of a split reduction combined in chunk order."""
+    r = _COMBINE[op].reduce(parts)
+    if r == 0 and op in (Op.MAX, Op.MIN) and parts.dtype.kind == "f":
+        # like the kernel (llvm.maximum/minimum): +0.0 is above -0.0
+        signs = np.signbit(parts[parts == 0])
+        r = parts.dtype.type(-0.0 if (signs.all() if op is Op.MAX else signs.any()) else 0.0)
+    return r
 
 
 def _error(err) -> Exception:

@@ -315,7 +315,12 @@ class Prepared:
         self._compiled = exe.compiled  # keeps the code loaded
         self._runners: dict = {}
         n_ph = len(program._placeholders)
-        self._fast = (n_ph, tuple(p.dtype.np for p in program._placeholders))
+        self._n_ph = n_ph
+        self._np_dtypes = tuple(p.dtype.np for p in program._placeholders)
+        self._constants = tuple(leaf.value for leaf in program._leaves[n_ph:])
+        slots = program._slot_leaf
+        self._slots = None if slots == list(range(len(program._leaves))) else slots
+        self._out_dtypes = [program._nodes[i].dtype for i in program._outputs]
 
     def _runner(self, shapes: tuple) -> runtime.Runner:
         r = self._runners.get(shapes)
@@ -334,24 +339,27 @@ class Prepared:
             self._runners[shapes] = r
         return r
 
-    def _values(self, args: tuple) -> list:
-        """Values per leaf input; numpy arrays of the right dtype skip conversion."""
-        n_ph, np_dtypes = self._fast
-        if len(args) == n_ph and all(type(a) is np.ndarray and a.dtype == d and a.flags.c_contiguous
-                                     for a, d in zip(args, np_dtypes)):
-            p = self.program
-            return list(args) + [leaf.value for leaf in p._leaves[n_ph:]]
-        return [s[1] for s in self.program._check_args(args, allow_specs=False)]
+    def _values(self, args: tuple) -> tuple:
+        """Values per leaf input; C-contiguous numpy arrays of the right dtype for the
+        placeholders (and no constants) skip every conversion."""
+        if len(args) == self._n_ph:
+            for a, d in zip(args, self._np_dtypes):
+                if type(a) is not np.ndarray or a.dtype != d or not a.flags.c_contiguous:
+                    break
+            else:
+                return args + self._constants
+        return tuple(s[1] for s in self.program._check_args(args, allow_specs=False))
 
     def __call__(self, *args):
         """Run with values for the placeholders, then optionally for captured constants."""
-        p = self.program
         values = self._values(args)
-        shapes = tuple(v.shape for v in values[:len(p._placeholders)])
+        shapes = tuple([v.shape for v in values[:self._n_ph]])
         runner = self._runners.get(shapes) or self._runner(shapes)
-        outs = runner([values[k] for k in p._slot_leaf])
-        arrays = tuple(map(data_leaf, outs))
-        return arrays[0] if p._single else arrays
+        slots = self._slots
+        outs = runner(values if slots is None else [values[k] for k in slots])
+        arrays = [Array._new(Node(Op.DATA, d, o.shape, (), None, o))
+                  for o, d in zip(outs, self._out_dtypes)]
+        return arrays[0] if self.program._single else tuple(arrays)
 
 
 def compile(outputs: ArrayOrArrays, inputs: Sequence[Array] = ()) -> Program:  # noqa: A001

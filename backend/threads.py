@@ -1,0 +1,70 @@
+"""The kernel thread pool and the rule for splitting a kernel into chunks.
+
+A large kernel runs as chunks of its outermost output axis (each chunk writes
+its own part of the output), or, for a full reduction, of its outermost
+reduced axis (each chunk writes a partial result; the partials are then
+combined in chunk order, so a given thread count always gives the same bits).
+Chunks are the same compiled kernel run on a copy of the meta array with a
+smaller size and shifted offsets; ctypes releases the GIL during each call.
+``LAZYARRAY_NUM_THREADS`` sets the thread count (default: the CPUs this
+process may run on); 1 turns threading off.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+MIN_CHUNK = 1 << 17  # iterations per chunk: below this a thread hand-off costs more than it saves
+# Chunk starts are multiples of this: each element then takes the same path (vector body or
+# scalar tail, whose libm results may differ in the last bit) as in a single-thread run.
+ALIGN = 64
+
+
+def num_threads() -> int:
+    """Threads a kernel may use: ``LAZYARRAY_NUM_THREADS`` or the usable CPU count."""
+    raw = os.environ.get("LAZYARRAY_NUM_THREADS", "").strip()
+    if raw:
+        try:
+            n = int(raw)
+        except ValueError:
+            raise ValueError(f"LAZYARRAY_NUM_THREADS must be a positive integer, got {raw!r}") \
+                from None
+        if n < 1:
+            raise ValueError(f"LAZYARRAY_NUM_THREADS must be a positive integer, got {raw!r}")
+        return n
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def chunk_count(iterations: int, axis_size: int, threads: int) -> int:
+    """How many chunks a kernel of ``iterations`` split along an axis of ``axis_size`` gets."""
+    return max(1, min(threads, axis_size, iterations // MIN_CHUNK))
+
+
+def bounds(size: int, chunks: int, align: int = ALIGN) -> list:
+    """(start, length) of each chunk of an axis of ``size``: as even as possible with
+    every start but the first a multiple of ``align``."""
+    edges = sorted({0, size} | {size * c // chunks // align * align for c in range(1, chunks)})
+    return [(a, b - a) for a, b in zip(edges, edges[1:])]
+
+
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def run(calls: list) -> list:
+    """Results of the zero-argument ``calls``: the first here, the rest on the pool."""
+    global _pool
+    if len(calls) == 1:
+        return [calls[0]()]
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max(1, num_threads() - 1),
+                                           thread_name_prefix="lazyarray-kernel")
+    futures = [_pool.submit(c) for c in calls[1:]]
+    first = calls[0]()
+    return [first] + [f.result() for f in futures]

@@ -1,0 +1,166 @@
+"""Large kernels split into chunks on the thread pool (backend/threads.py).
+
+Elementwise chunks must give the same bits as one thread; split full
+reductions combine per-chunk partials in chunk order, so they are compared
+with a tolerance and must repeat bit for bit.
+"""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray.backend import abi, runtime, threads
+
+N = 4 * threads.MIN_CHUNK + 3  # enough work for several chunks, and a ragged last one
+
+
+@pytest.fixture(autouse=True)
+def two_threads(monkeypatch):
+    monkeypatch.setenv("LAZYARRAY_NUM_THREADS", "2")
+
+
+def prepared(fn, *values):
+    phs = [xp.placeholder(v.shape, xp.asarray(v).dtype) for v in values]
+    return xp.compile(fn(*phs), inputs=phs).prepare(*values)
+
+
+def steps(p) -> list:
+    (runner,) = p._runners.values()
+    return runner.steps
+
+
+def chunked(p) -> bool:
+    return any(isinstance(s, runtime.Chunked) for s in steps(p))
+
+
+def rng_values(n=N, seed=0):
+    return np.random.default_rng(seed).uniform(-3, 3, n)
+
+
+def test_elementwise_chunks_match_one_thread_bitwise(monkeypatch):
+    xv = rng_values()
+    fn = lambda x: xp.exp(-x * x / 2) * xp.cos(3 * x) + xp.sqrt(xp.abs(x)) * 0.5 - xp.tanh(x)
+    p = prepared(fn, xv)
+    got = np.asarray(p(xv))
+    assert chunked(p)
+    monkeypatch.setenv("LAZYARRAY_NUM_THREADS", "1")
+    q = prepared(fn, xv)
+    assert not chunked(q)
+    assert np.array_equal(got, np.asarray(q(xv)))
+    want = np.exp(-xv * xv / 2) * np.cos(3 * xv) + np.sqrt(np.abs(xv)) * 0.5 - np.tanh(xv)
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+def test_full_reductions_combine_partials(name):
+    xv = np.random.default_rng(1).uniform(0.999, 1.001, N)
+    p = prepared(lambda x: getattr(xp, name)(x), xv)
+    first = np.asarray(p(xv))
+    assert chunked(p)
+    np.testing.assert_allclose(first, getattr(np, name)(xv), rtol=1e-12)
+    for _ in range(3):  # a fixed chunking gives the same bits every time
+        assert np.asarray(p(xv)).tobytes() == first.tobytes()
+
+
+@pytest.mark.parametrize("name", ["any", "all"])
+def test_logical_reductions(name):
+    for where in (0, N // 2, N - 1, None):
+        xv = np.ones(N, bool) if name == "all" else np.zeros(N, bool)
+        if where is not None:
+            xv[where] = not xv[where]
+        p = prepared(lambda x: getattr(xp, name)(x), xv)
+        assert bool(p(xv)) == bool(getattr(np, name)(xv))
+        assert chunked(p)
+
+
+def test_max_min_nan_and_signed_zero():
+    xv = np.zeros(N)
+    xv[: N // 2] = -0.0
+    assert not np.signbit(float(prepared(xp.max, xv)(xv)))
+    assert np.signbit(float(prepared(xp.min, xv)(xv)))
+    xv = -np.zeros(N)
+    assert np.signbit(float(prepared(xp.max, xv)(xv)))
+    xv = rng_values()
+    xv[N - 2] = np.nan
+    assert np.isnan(float(prepared(xp.max, xv)(xv)))
+    assert np.isnan(float(prepared(xp.min, xv)(xv)))
+
+
+def test_integer_sum_wraps_like_numpy():
+    xv = np.full(N, 2**62, dtype=np.int64)
+    assert int(prepared(xp.sum, xv)(xv)) == int(np.sum(xv))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_partial_reductions_split_an_output_axis(axis):
+    xv = np.random.default_rng(2).uniform(-1, 1, (600, 900))
+    p = prepared(lambda x: xp.sum(x, axis=axis), xv)
+    np.testing.assert_allclose(np.asarray(p(xv)), np.sum(xv, axis=axis), rtol=1e-12, atol=1e-12)
+    assert chunked(p)
+
+
+def test_scan_splits_rows():
+    xv = np.random.default_rng(3).uniform(-1, 1, (512, 1024))
+    p = prepared(lambda x: xp.cumulative_sum(x, axis=1), xv)
+    np.testing.assert_allclose(np.asarray(p(xv)), np.cumsum(xv, axis=1), rtol=1e-12, atol=1e-12)
+    assert chunked(p)
+
+
+def test_matmul_splits_rows():
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(-1, 1, (300, 200)), rng.uniform(-1, 1, (200, 250))
+    p = prepared(lambda x, y: x @ y, a, b)
+    np.testing.assert_allclose(np.asarray(p(a, b)), a @ b, rtol=1e-12, atol=1e-12)
+    assert chunked(p)
+
+
+def test_reduction_into_part_of_a_concat():
+    xv = rng_values()
+    tail = np.arange(5.0)
+    p = prepared(lambda x, t: xp.concat([xp.sum(x)[None], t, xp.max(x)[None]]), xv, tail)
+    want = np.concatenate([[np.sum(xv)], tail, [np.max(xv)]])
+    np.testing.assert_allclose(np.asarray(p(xv, tail)), want, rtol=1e-12)
+    assert chunked(p)
+
+
+def test_out_of_bounds_gather_in_a_late_chunk_raises():
+    xv = rng_values()
+    idx = np.zeros(N, dtype=np.int64)
+    idx[N - 1] = N + 7
+    p = prepared(lambda x, i: xp.take(x, i) * 2, xv, idx)
+    with pytest.raises(IndexError, match=f"index {N + 7} is out of bounds for axis 0"):
+        p(xv, idx)
+    idx[N - 1] = 1
+    np.testing.assert_array_equal(np.asarray(p(xv, idx)), xv[idx] * 2)
+
+
+def test_small_kernels_stay_on_one_thread():
+    xv = rng_values(threads.MIN_CHUNK)
+    p = prepared(lambda x: xp.sin(x) + 1, xv)
+    p(xv)
+    assert not chunked(p)
+
+
+def test_bad_thread_count_is_a_clear_error(monkeypatch):
+    for bad in ("0", "two", "-3"):
+        monkeypatch.setenv("LAZYARRAY_NUM_THREADS", bad)
+        with pytest.raises(ValueError, match="LAZYARRAY_NUM_THREADS must be a positive integer"):
+            threads.num_threads()
+
+
+def test_chunk_bounds_cover_the_axis():
+    for size in (2, 7, 1000, 2**20 + 1):
+        for count in (1, 2, 3, 8):
+            b = threads.bounds(size, count)
+            assert b[0][0] == 0 and sum(n for _, n in b) == size
+            assert all(s + n == s2 for (s, n), (s2, _) in zip(b, b[1:]))
+
+
+def test_stand_in_buffer_block_runs_the_same_code(monkeypatch):
+    """Interpreters whose lists or arrays are laid out differently get a stand-in block."""
+    xv = rng_values()
+    want = np.asarray(prepared(lambda x: xp.sin(x) * x, xv)(xv))
+    monkeypatch.setattr(abi, "NATIVE", False)
+    p = prepared(lambda x: xp.sin(x) * x, xv)
+    assert np.array_equal(np.asarray(p(xv)), want)
+    s = prepared(xp.sum, xv)
+    np.testing.assert_allclose(float(s(xv)), np.sum(xv), rtol=1e-12)
