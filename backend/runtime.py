@@ -248,7 +248,7 @@ class Runner:
     error record) is local to the call.
     """
 
-    __slots__ = ("compiled", "steps", "meta", "meta_addr", "scal", "scal_addr",
+    __slots__ = ("compiled", "steps", "only", "meta", "meta_addr", "scal", "scal_addr",
                  "allocs", "outputs", "schedule")
 
     def __init__(self, compiled, sched: Schedule, bound: Bound, scalars: bytes) -> None:
@@ -256,6 +256,8 @@ class Runner:
         self.meta = bound.meta
         self.meta_addr = bound.meta.ctypes.data
         self.steps = _steps(compiled, sched, bound, threads.num_threads())
+        # the common case, one entry call, takes a shorter path
+        self.only = self.steps[0] if len(self.steps) == 1 and _is_entry(self.steps[0]) else None
         self.scal = np.frombuffer(bytearray(scalars), dtype=np.uint8)
         self.scal_addr = self.scal.ctypes.data
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
@@ -263,15 +265,24 @@ class Runner:
         self.outputs = sched.outputs
         self.schedule = sched
 
-    def __call__(self, inputs: list, scalars: bytes | None = None) -> list:
+    def __call__(self, inputs, scalars: bytes | None = None) -> list:
         """Run once on C-contiguous ``inputs`` (numpy arrays, one per input slot);
         returns the outputs.  ``scalars`` replaces the scalar values packed at
         construction."""
         bufs = list(inputs)
-        bufs += [np.empty(shape, dtype) for shape, dtype in self.allocs]
+        for shape, dtype in self.allocs:
+            bufs.append(np.empty(shape, dtype))
         addr, _keep = abi.pack(bufs)
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
         err = _ERR()
+        if self.only is not None:
+            if self.only(addr, self.meta_addr, scal, err):
+                raise _error(err)
+        else:
+            self._run_steps(bufs, addr, scal, err)
+        return [bufs[o] for o in self.outputs]
+
+    def _run_steps(self, bufs: list, addr: int, scal, err) -> None:
         memo: dict = {}
         for step in self.steps:
             kind = type(step)
@@ -281,7 +292,10 @@ class Runner:
                 step.run(bufs, scal)
             elif step(addr, self.meta_addr, scal, err):
                 raise _error(err)
-        return [bufs[o] for o in self.outputs]
+
+
+def _is_entry(step) -> bool:
+    return not isinstance(step, (ExternalStep, Chunked))
 
 
 def _steps(compiled, sched: Schedule, bound: Bound, n_threads: int) -> list:

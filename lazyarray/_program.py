@@ -353,7 +353,8 @@ class Prepared:
     def __call__(self, *args):
         """Run with values for the placeholders, then optionally for captured constants."""
         values = self._values(args)
-        shapes = tuple([v.shape for v in values[:self._n_ph]])
+        n = self._n_ph
+        shapes = (values[0].shape,) if n == 1 else tuple([v.shape for v in values[:n]])
         runner = self._runners.get(shapes) or self._runner(shapes)
         slots = self._slots
         outs = runner(values if slots is None else [values[k] for k in slots])
