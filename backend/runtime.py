@@ -318,7 +318,7 @@ def _steps(compiled, sched: Schedule, bound: Bound, n_threads: int) -> list:
 
 
 _COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np.minimum,
-            Op.ANY: np.logical_or, Op.ALL: np.logical_and}
+            Op.ANY: np.logical_or, Op.ALL: np.logical_and, Op.MEAN: None}
 
 
 def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
@@ -339,12 +339,16 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         axis = next((a for a in range(k.n_out, len(sizes)) if sizes[a] > 1), None)
         if axis is None:
             return None
-        partial = (k.store.buf, k.out_dtype.np, k.reduce, int(meta[kb.store[0]]))
     count = threads.chunk_count(total, sizes[axis], n_threads)
     if count < 2:
         return None
+    chunks = threads.bounds(sizes[axis], count)
+    if axis >= k.n_out:
+        # a chunk's mean is weighted by its share of the elements
+        weights = [length / sizes[axis] for _, length in chunks] if k.reduce is Op.MEAN else None
+        partial = (k.store.buf, k.out_dtype.np, k.reduce, int(meta[kb.store[0]]), weights)
     metas = []
-    for start, length in threads.bounds(sizes[axis], count):
+    for start, length in chunks:
         m = meta.copy()
         m[k.meta_base + axis] = length
         for pos, st in kb.loads + [kb.store]:
@@ -368,7 +372,7 @@ class Chunked:
         if self.partial is None:
             packed = [abi.pack(bufs)] * len(self.metas)
         else:
-            slot, dtype, op, off = self.partial
+            slot, dtype, op, off, weights = self.partial
             parts = np.empty(len(self.metas), dtype)
             packed = [abi.pack(bufs[:slot] + [parts[c:c + 1]] + bufs[slot + 1:])
                       for c in range(len(self.metas))]
@@ -379,11 +383,13 @@ class Chunked:
             if code:
                 raise _error(e)
         if self.partial is not None:
-            bufs[slot].reshape(-1)[off] = _combine(op, parts)
+            bufs[slot].reshape(-1)[off] = _combine(op, parts, weights)
 
 
-def _combine(op: Op, parts: np.ndarray):
+def _combine(op: Op, parts: np.ndarray, weights=None):
     """The partials of a split reduction combined in chunk order."""
+    if op is Op.MEAN:
+        return np.add.reduce(parts * np.asarray(weights, parts.real.dtype))
     r = _COMBINE[op].reduce(parts)
     if r == 0 and op in (Op.MAX, Op.MIN) and parts.dtype.kind == "f":
         # like the kernel (llvm.maximum/minimum): +0.0 is above -0.0

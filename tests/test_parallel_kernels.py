@@ -50,7 +50,7 @@ def test_elementwise_chunks_match_one_thread_bitwise(monkeypatch):
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
 
 
-@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean"])
 def test_full_reductions_combine_partials(name):
     xv = np.random.default_rng(1).uniform(0.999, 1.001, N)
     p = prepared(lambda x: getattr(xp, name)(x), xv)
@@ -59,6 +59,20 @@ def test_full_reductions_combine_partials(name):
     np.testing.assert_allclose(first, getattr(np, name)(xv), rtol=1e-12)
     for _ in range(3):  # a fixed chunking gives the same bits every time
         assert np.asarray(p(xv)).tobytes() == first.tobytes()
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+def test_complex_and_float32_reductions(name):
+    rng = np.random.default_rng(5)
+    zv = (rng.uniform(-1, 1, N) + 1j * rng.uniform(-1, 1, N)).astype(np.complex128)
+    for v in (zv, zv.real.astype(np.float32)):
+        p = prepared(lambda x: getattr(xp, name)(x), v)
+        got = np.asarray(p(v))
+        assert chunked(p) and got.dtype == v.dtype
+        scale = np.sum(np.abs(v.astype(np.complex128))) / (N if name == "mean" else 1)
+        eps = np.finfo(v.dtype).eps
+        np.testing.assert_allclose(got, getattr(np, name)(v.astype(np.complex128)), rtol=0,
+                                   atol=8 * eps * scale)
 
 
 @pytest.mark.parametrize("name", ["any", "all"])
