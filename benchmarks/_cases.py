@@ -18,7 +18,8 @@ class Case:
     returns the timed call.  ``check`` returns a mismatch message for the
     last result (None when it matches); ``after`` a note once timing is done
     (e.g. how many compiles happened).  Times are divided by ``per`` (e.g.
-    per recorded op).
+    per recorded op).  A ``reported`` call times itself (e.g. inside a child
+    process) and returns ``(seconds, result)``.
     """
 
     lib: str
@@ -27,6 +28,7 @@ class Case:
     after: Optional[Callable[[], str]] = None
     memory: bool = True
     fresh: bool = False
+    reported: bool = False  # the call returns (seconds it measured itself, result)
     per: int = 1
     note: str = ""
 

@@ -22,12 +22,12 @@ if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = "benchmarks"  # noqa: A001
 
-from . import _overhead, _steady  # noqa: E402
+from . import _overhead, _process, _steady  # noqa: E402
 from ._cases import Case, Workload  # noqa: E402
 from ._env import Libs, header, load_libs  # noqa: E402
 from ._timing import Memory, Timing, measure  # noqa: E402
 
-WORKLOADS: list[Workload] = _steady.WORKLOADS + _overhead.WORKLOADS
+WORKLOADS: list[Workload] = _steady.WORKLOADS + _overhead.WORKLOADS + _process.WORKLOADS
 
 
 @dataclass
@@ -65,7 +65,7 @@ def run_case(w: Workload, case: Case, quick: bool, failures: list) -> Row:
     t0 = time.perf_counter()
     try:
         fn = case.make()
-        timing, mem, result = measure(fn, quick, case.memory, case.fresh)
+        timing, mem, result = measure(fn, quick, case.memory, case.fresh, case.reported)
         if case.per != 1:
             timing = Timing(timing.median / case.per, timing.min / case.per,
                             timing.samples, timing.number)
