@@ -17,6 +17,11 @@ import numpy as np
 
 LIST_ITEMS = 24  # PyListObject.ob_item: after refcount, type and size
 ARRAY_DATA = 16  # PyArrayObject.data: right after the object header
+# The rest of PyArrayObject_fields and PyObject, read by backend/dispatch.py's checks.
+OB_TYPE = 8
+ARRAY_NDIM, ARRAY_DIMS, ARRAY_DESCR, ARRAY_FLAGS = 24, 32, 56, 64
+TUPLE_ITEMS = 24
+BYTES_SIZE, BYTES_DATA = 16, 32
 _PTR = ctypes.sizeof(ctypes.c_void_p)
 
 
@@ -34,6 +39,29 @@ def _layout_holds() -> bool:
 
 
 NATIVE = _layout_holds()
+
+
+def _fields_hold() -> bool:
+    """True when arrays, tuples and bytes have the further offsets above."""
+    if not NATIVE:
+        return False
+    i32 = ctypes.c_int32.from_address
+    ptr = ctypes.c_void_p.from_address
+    i64 = ctypes.c_int64.from_address
+    for a in (np.empty((3, 4))[::2], np.zeros(5, np.int8), np.empty(())):
+        dims = ptr(id(a) + ARRAY_DIMS).value
+        if (ptr(id(a) + OB_TYPE).value != id(np.ndarray) or i32(id(a) + ARRAY_NDIM).value != a.ndim
+                or ptr(id(a) + ARRAY_DESCR).value != id(a.dtype)
+                or i32(id(a) + ARRAY_FLAGS).value != a.flags.num
+                or (a.ndim and [i64(dims + 8 * d).value for d in range(a.ndim)] != list(a.shape))):
+            return False
+    t, b = (np.empty(1), 7), b"lazyarray"
+    return (ptr(id(t) + TUPLE_ITEMS).value == id(t[0])
+            and i64(id(b) + BYTES_SIZE).value == len(b)
+            and ctypes.string_at(id(b) + BYTES_DATA, len(b)) == b)
+
+
+FIELDS = _fields_hold()
 
 
 def pack(bufs: list) -> tuple:

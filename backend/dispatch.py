@@ -1,0 +1,285 @@
+"""The native front door of a bound runner: one C-level call per run.
+
+``front_door(runner, slots)`` returns a Python callable (a ``PyCFunction``)
+that, in native code, checks that its arguments are C-contiguous aligned
+numpy arrays of the bound dtypes and shapes, allocates the output arrays
+with numpy's ``PyArray_Empty``, runs the runner's entry function with the
+GIL released and returns the output array.  Anything it does not handle
+(another type, dtype, shape or layout, a kernel error) returns ``FALLBACK``
+without side effects, and the caller takes the Python path, which raises the
+proper error.  It replaces about a microsecond of Python per call.
+
+The code depends only on the call's signature (argument count, ranks, which
+slot comes from where); every value (dtype objects, sizes, addresses) sits
+in a per-runner descriptor, so one compiled trampoline serves every program
+with the same signature.  Trampolines are compiled in-process on the JIT
+engine (they are tiny and few).  Everything rests on the object layouts
+checked in backend/abi.py; where they do not hold, ``front_door`` returns None.
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+import threading
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+from . import abi
+
+FALLBACK = object()  # "take the Python path": a unique object the trampoline returns
+
+_C_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
+# descriptor header words
+_ENTRY, _META, _SCAL, _ARRAY_TYPE, _FALLBACK, _EMPTY, _BYTES_TYPE, _SCAL_SIZE, _HEADER = range(9)
+_METH_FASTCALL = 0x0080
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p), ("flags", ctypes.c_int),
+                ("doc", ctypes.c_char_p)]
+
+
+def _array_empty() -> Optional[int]:
+    """Address of numpy's ``PyArray_Empty``, from its C-API table (index from the header)."""
+    header = Path(np.get_include()) / "numpy" / "__multiarray_api.h"
+    try:
+        m = re.search(r"#define PyArray_Empty \\\s*\(\*\(PyObject \* \(\*\)\(int, npy_intp const \*, "
+                      r"PyArray_Descr \*, int\)\) \\\s*PyArray_API\[(\d+)\]\)", header.read_text())
+    except OSError:
+        return None
+    if m is None:
+        return None
+    from numpy._core import _multiarray_umath as mu
+    cap = ctypes.py_object(mu._ARRAY_API)
+    name = ctypes.pythonapi.PyCapsule_GetName
+    name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    table = get(cap.value, name(cap.value))
+    return ctypes.c_void_p.from_address(table + 8 * int(m.group(1))).value if table else None
+
+
+class _Trampolines:
+    """Compiled trampolines by signature, and what every descriptor shares."""
+
+    def __init__(self) -> None:
+        from . import llvm
+        self.gen = llvm.codegen()
+        self.empty = _array_empty()
+        self.lock = threading.Lock()
+        self.fns: dict = {}
+        self.trackers: list = []  # keeps the trampolines loaded for the process's life
+        self.defs: dict = {}
+        new = ctypes.pythonapi.PyCFunction_NewEx
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.py_object,
+                                                       ctypes.c_void_p]
+        self.new = new
+
+    def method_def(self, sig: tuple) -> _MethodDef:
+        with self.lock:
+            md = self.defs.get(sig)
+            if md is None:
+                name = f"lazyarray_door_{len(self.defs)}"
+                lib = (self.gen_lib(name, sig))
+                md = self.defs[sig] = _MethodDef(b"lazyarray_run", lib, _METH_FASTCALL, None)
+            return md
+
+    def gen_lib(self, name: str, sig: tuple) -> int:
+        import llvmlite.binding as llvm
+        text = _build(name, sig)
+        lib = llvm.JITLibraryBuilder().add_ir(text).add_current_process().export_symbol(name)
+        with self.gen.lock:
+            tracker = lib.link(self.gen.engine, name)
+        self.trackers.append(tracker)
+        return tracker[name]
+
+
+_state: Optional[_Trampolines] = None
+_state_lock = threading.Lock()
+
+
+def _trampolines() -> Optional[_Trampolines]:
+    global _state
+    if _state is None:
+        with _state_lock:
+            if _state is None:
+                _state = _Trampolines()
+    return _state if _state.empty else None
+
+
+def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Optional[Callable]:
+    """The native callable running ``runner`` on ``n_args`` arrays, or None.
+
+    ``sources``: per input slot, an argument index (int) or a constant array.
+    With ``scal_arg`` the callable takes one more argument: the scalar bytes.
+    Only single-output runners with one entry call qualify.
+    """
+    if not abi.FIELDS or runner.only is None or len(runner.outputs) != 1:
+        return None
+    sched = runner.schedule
+    out = runner.outputs[0]
+    if out < sched.n_inputs or len(sources) != sched.n_inputs:
+        return None
+    tr = _trampolines()
+    if tr is None:
+        return None
+    arg_specs = {}
+    for slot, src in enumerate(sources):
+        if isinstance(src, int):
+            arg_specs[src] = (slot, np.dtype(sched.buffer_dtypes[slot].np), runner.in_shapes[slot])
+    if sorted(arg_specs) != list(range(n_args)):
+        return None
+    words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg)
+    sig = (n_args, tuple(len(arg_specs[i][2]) for i in range(n_args)),
+           tuple(s if isinstance(s, int) else "c" for s in sources),
+           tuple(len(shape) for shape, _ in runner.allocs), out - sched.n_inputs, scal_arg)
+    md = tr.method_def(sig)
+    # self: (descriptor, everything the addresses in it point into)
+    return tr.new(ctypes.addressof(md), (words, keep, md), None)
+
+
+def _descriptor(runner, sources, arg_specs, tr, scal_arg) -> tuple:
+    words = [0] * _HEADER
+    words[_ENTRY] = ctypes.cast(runner.only, ctypes.c_void_p).value
+    words[_META], words[_SCAL] = runner.meta_addr, runner.scal_addr
+    words[_ARRAY_TYPE], words[_FALLBACK], words[_EMPTY] = id(np.ndarray), id(FALLBACK), tr.empty
+    words[_BYTES_TYPE], words[_SCAL_SIZE] = id(bytes), len(runner.scal)
+    dtypes = []
+    for i in range(len(arg_specs)):           # per argument: dtype object, shape
+        _, dtype, shape = arg_specs[i]
+        dtypes.append(dtype)
+        words += [id(dtype), *shape]
+    consts = [c for c in sources if not isinstance(c, int)]
+    words += [id(c) for c in consts]          # constant input arrays
+    for shape, dtype in runner.allocs:        # per allocation: dtype object, shape
+        d = np.dtype(dtype)
+        dtypes.append(d)
+        words += [id(d), *shape]
+    arr = np.array(words, dtype=np.int64)
+    return arr, (runner.compiled, runner.meta, runner.scal, consts, dtypes)
+
+
+def _build(name: str, sig: tuple) -> str:
+    """LLVM IR of the trampoline for ``sig`` (see ``front_door``), written as text:
+    straight-line checks, each failing to ``%fallback``."""
+    n_args, ranks, sources, alloc_ranks, out_alloc, scal_arg = sig
+    e = _Emitter()
+    dobj = e.load("ptr", "%self", abi.TUPLE_ITEMS)  # self is (descriptor array, keep-alives)
+    e.line(f"%desc = load ptr, ptr {e.tmp(f'getelementptr i8, ptr {dobj}, i64 {abi.ARRAY_DATA}')}")
+    e.require(f"icmp eq i64 %nargs, {n_args + scal_arg}")
+    pos, arg_objs = _HEADER, []
+    for i, rank in enumerate(ranks):
+        a = e.load("ptr", "%args", 8 * i)
+        arg_objs.append(a)
+        e.require(f"icmp eq i64 {e.load('i64', a, abi.OB_TYPE)}, {e.word(_ARRAY_TYPE)}")
+        e.require(f"icmp eq i64 {e.load('i64', a, abi.ARRAY_DESCR)}, {e.word(pos)}")
+        e.require(f"icmp eq i32 {e.load('i32', a, abi.ARRAY_NDIM)}, {rank}")
+        flags = e.tmp(f"and i32 {e.load('i32', a, abi.ARRAY_FLAGS)}, {_C_ALIGNED}")
+        e.require(f"icmp eq i32 {flags}, {_C_ALIGNED}")
+        dims = e.load("ptr", a, abi.ARRAY_DIMS)
+        for d in range(rank):
+            e.require(f"icmp eq i64 {e.load('i64', dims, 8 * d)}, {e.word(pos + 1 + d)}")
+        pos += 1 + rank
+    scal = e.tmp(f"inttoptr i64 {e.word(_SCAL)} to ptr")
+    if scal_arg:
+        sb = e.load("ptr", "%args", 8 * n_args)
+        e.require(f"icmp eq i64 {e.load('i64', sb, abi.OB_TYPE)}, {e.word(_BYTES_TYPE)}")
+        e.require(f"icmp eq i64 {e.load('i64', sb, abi.BYTES_SIZE)}, {e.word(_SCAL_SIZE)}")
+        scal = e.tmp(f"getelementptr i8, ptr {sb}, i64 {abi.BYTES_DATA}")
+    # a stand-in list on the stack (see abi.stand_in): the entry function's first argument
+    n_slots = len(sources) + len(alloc_ranks)
+    items = e.tmp(f"alloca [{max(n_slots, 1)} x ptr]")
+    head = e.tmp(f"alloca [{abi.LIST_ITEMS // 8 + 1} x ptr]")
+    e.store("ptr", items, head, abi.LIST_ITEMS)
+    for slot, src in enumerate(sources):
+        if src == "c":
+            e.store("ptr", e.tmp(f"inttoptr i64 {e.word(pos)} to ptr"), items, 8 * slot)
+            pos += 1
+        else:
+            e.store("ptr", arg_objs[src], items, 8 * slot)
+    empty = e.tmp(f"inttoptr i64 {e.word(_EMPTY)} to ptr")
+    made = []
+    for j, rank in enumerate(alloc_ranks):
+        descr = e.tmp(f"inttoptr i64 {e.word(pos)} to ptr")
+        e.line(f"call void @Py_IncRef(ptr {descr})")  # PyArray_Empty steals a dtype reference
+        dims = e.tmp(f"getelementptr i64, ptr %desc, i64 {pos + 1}")
+        obj = e.tmp(f"call ptr {empty}(i32 {rank}, ptr {dims}, ptr {descr}, i32 0)")
+        ok, fail = e.label(), e.label()
+        e.line(f"br i1 {e.tmp(f'icmp ne ptr {obj}, null')}, label %{ok}, label %{fail}")
+        e.block(fail)  # out of memory: numpy has set the exception
+        for m in made:
+            e.line(f"call void @Py_DecRef(ptr {m})")
+        e.line("ret ptr null")
+        e.block(ok)
+        made.append(obj)
+        e.store("ptr", obj, items, 8 * (len(sources) + j))
+        pos += 1 + rank
+    err = e.tmp("alloca [4 x i64]")
+    e.line(f"store [4 x i64] zeroinitializer, ptr {err}")
+    entry, meta = e.tmp(f"inttoptr i64 {e.word(_ENTRY)} to ptr"), e.tmp(f"inttoptr i64 {e.word(_META)} to ptr")
+    ts = e.tmp("call ptr @PyEval_SaveThread()")
+    rc = e.tmp(f"call i32 {entry}(ptr {head}, ptr {meta}, ptr {scal}, ptr {err})")
+    e.line(f"call void @PyEval_RestoreThread(ptr {ts})")
+    for j, m in enumerate(made):
+        if j != out_alloc:
+            e.line(f"call void @Py_DecRef(ptr {m})")
+    good, bad = e.label(), e.label()
+    e.line(f"br i1 {e.tmp(f'icmp eq i32 {rc}, 0')}, label %{good}, label %{bad}")
+    e.block(good)
+    e.line(f"ret ptr {made[out_alloc]}")
+    e.block(bad)  # a kernel error: the Python path runs again and raises it
+    e.line(f"call void @Py_DecRef(ptr {made[out_alloc]})")
+    e.line("br label %fallback")
+    e.block("fallback")
+    fb = e.tmp(f"inttoptr i64 {e.word(_FALLBACK)} to ptr")
+    e.line(f"call void @Py_IncRef(ptr {fb})")
+    e.line(f"ret ptr {fb}")
+    return (_DECLS + f"define ptr @{name}(ptr %self, ptr %args, i64 %nargs) {{\nentry:\n"
+            + "\n".join(e.lines) + "\n}\n")
+
+
+_DECLS = """declare void @Py_IncRef(ptr)
+declare void @Py_DecRef(ptr)
+declare ptr @PyEval_SaveThread()
+declare void @PyEval_RestoreThread(ptr)
+"""
+
+
+class _Emitter:
+    """Numbered temporaries, blocks and the check-or-fall-back pattern."""
+
+    def __init__(self) -> None:
+        self.lines: list = []
+        self.n = 0
+
+    def line(self, text: str) -> None:
+        self.lines.append("  " + text)
+
+    def tmp(self, expr: str) -> str:
+        self.n += 1
+        self.line(f"%t{self.n} = {expr}")
+        return f"%t{self.n}"
+
+    def label(self) -> str:
+        self.n += 1
+        return f"b{self.n}"
+
+    def block(self, label: str) -> None:
+        self.lines.append(f"{label}:")
+
+    def load(self, ty: str, base: str, offset: int) -> str:
+        p = self.tmp(f"getelementptr i8, ptr {base}, i64 {offset}")
+        return self.tmp(f"load {ty}, ptr {p}")
+
+    def store(self, ty: str, value: str, base: str, offset: int) -> None:
+        p = self.tmp(f"getelementptr i8, ptr {base}, i64 {offset}")
+        self.line(f"store {ty} {value}, ptr {p}")
+
+    def word(self, i: int) -> str:
+        return self.load("i64", "%desc", 8 * i)
+
+    def require(self, cond: str) -> None:
+        ok = self.label()
+        self.line(f"br i1 {self.tmp(cond)}, label %{ok}, label %fallback")
+        self.block(ok)

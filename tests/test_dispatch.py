@@ -1,0 +1,159 @@
+"""The native front door (backend/dispatch.py): one C-level call per run.
+
+It must give exactly what the Python path gives, hand every case it does not
+handle (other types, dtypes, shapes, layouts, kernel errors) back to the
+Python path, and leak no references.
+"""
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray.backend import abi, dispatch
+
+pytestmark = pytest.mark.skipif(not abi.FIELDS, reason="object layouts differ: no front door")
+
+
+def prepared(fn, *values, symbolic=False):
+    phs = [xp.placeholder(tuple(f"d{i}" for i in range(v.ndim)) if symbolic else v.shape,
+                          xp.asarray(v).dtype) for v in values]
+    p = xp.compile(fn(*phs), inputs=phs).prepare(*values)
+    p(*values)
+    p(*values)  # the second run in a row opens the door
+    return p
+
+
+def f(x):
+    return xp.sum(xp.sin(x) * x**2)
+
+
+def test_door_opens_and_matches_the_python_path():
+    xv = np.linspace(0, 2, 1000)
+    p = prepared(f, xv)
+    assert p._door is not None
+    before = xp.compile_cache_info()
+    for _ in range(3):
+        assert float(p(xv)) == float(np.asarray(p._runners[(xv.shape,)]([xv])[0]))
+    assert xp.compile_cache_info().misses == before.misses
+    np.testing.assert_allclose(float(p(xv)), np.sum(np.sin(xv) * xv**2), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16", "bool",
+                                   "complex64", "complex128"])
+def test_every_dtype_and_rank(dtype):
+    rng = np.random.default_rng(0)
+    for shape in [(), (0,), (7,), (3, 4), (2, 3, 5)]:
+        xv = (rng.uniform(-5, 5, shape) * 3).astype(dtype)
+        p = prepared(lambda x: xp.where(x == x, x, x), xv)
+        assert p._door is not None
+        got = np.asarray(p(xv))
+        assert got.dtype == xv.dtype and got.shape == xv.shape
+        np.testing.assert_array_equal(got, xv)
+
+
+def test_inputs_it_does_not_handle_take_the_python_path():
+    xv = np.linspace(0, 2, 12)
+    p = prepared(lambda x: x * 2, xv)
+    want = xv * 2
+    strided = np.zeros(24)
+    strided[::2] = xv
+    strided = strided[::2]
+    unaligned = np.frombuffer(b"\0" + xv.tobytes(), dtype=np.float64, offset=1)
+    assert not unaligned.flags.aligned
+    for arg in [strided, unaligned, list(xv), xp.asarray(xv), xv.view(np.ndarray).view(type(
+            "Sub", (np.ndarray,), {}))]:
+        np.testing.assert_array_equal(np.asarray(p(arg)), want)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        p(np.zeros(13))
+    with pytest.raises(ValueError, match="dtype mismatch"):
+        p(np.zeros(12, np.float32))
+    with pytest.raises(ValueError):
+        p()
+    np.testing.assert_array_equal(np.asarray(p(xv)), want)
+
+
+def test_symbolic_sizes_switch_doors():
+    p = prepared(lambda x: xp.cumulative_sum(x), np.arange(5.0), symbolic=True)
+    for n in (5, 9, 9, 9, 5, 5, 0):
+        xv = np.arange(float(n))
+        np.testing.assert_array_equal(np.asarray(p(xv)), np.cumsum(xv))
+
+
+def test_constants_and_several_placeholders():
+    w = xp.asarray(np.arange(6.0).reshape(2, 3))
+    xv, yv = np.ones((2, 3)), np.full(3, 2.0)
+    p = prepared(lambda x, y: x * w + y, xv, yv)
+    assert p._door is not None
+    np.testing.assert_array_equal(np.asarray(p(xv, yv)), xv * np.arange(6.0).reshape(2, 3) + yv)
+    np.testing.assert_array_equal(np.asarray(p(xv * 0, xv[0])), xv)
+
+
+def test_kernel_error_raises_through_the_python_path():
+    xv = np.arange(10.0)
+    p = prepared(lambda x, i: xp.take(x, i), xv, np.array([1, 2]))
+    assert p._door is not None
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 10"):
+        p(xv, np.array([1, 10]))
+    np.testing.assert_array_equal(np.asarray(p(xv, np.array([3, -1]))), [3.0, 9.0])
+
+
+def test_multiple_outputs_keep_the_python_path():
+    xv = np.arange(4.0)
+    phs = [xp.placeholder((4,))]
+    p = xp.compile([phs[0] + 1, phs[0] * 2], inputs=phs).prepare(xv)
+    for _ in range(3):
+        a, b = p(xv)
+    assert p._door is None
+    np.testing.assert_array_equal(np.asarray(b), xv * 2)
+
+
+def test_no_reference_leaks():
+    xv = np.linspace(0, 1, 64)
+    p = prepared(lambda x: xp.exp(x) - xp.mean(x), xv, symbolic=True)  # two allocations
+    d = np.dtype(np.float64)
+    z = np.zeros(3)
+    for _ in range(10):
+        p(xv)
+        p(z)
+    def counts():
+        return sys.getrefcount(xv), sys.getrefcount(d), sys.getrefcount(dispatch.FALLBACK)
+
+    def run(n):
+        for _ in range(n):
+            p(xv)
+            p(z)  # another size: falls back
+        return counts()
+
+    assert p._door is not None and len(p._door_runner.allocs) == 2
+    first = run(1000)
+    assert run(2000) == first  # a leak would grow with every call
+    with pytest.raises(ValueError):
+        p(np.zeros((3, 1)))
+
+
+def test_implicit_evaluation_uses_the_runner_door():
+    xv = np.linspace(0, 2, 100)
+    a = xp.asarray(xv)
+    vals = [float(xp.sum(xp.sin(a) * a**k)) for k in (2, 3, 2, 3, 2.5)]
+    np.testing.assert_allclose(vals, [np.sum(np.sin(xv) * xv**k) for k in (2, 3, 2, 3, 2.5)],
+                               rtol=1e-13)
+
+
+def test_door_from_many_threads():
+    xv = np.linspace(0, 2, 4096)
+    p = prepared(lambda x: xp.tanh(x) * 3, xv)
+    want = np.asarray(p(xv))
+    bad = []
+
+    def work():
+        for _ in range(300):
+            if not np.array_equal(np.asarray(p(xv)), want):
+                bad.append(1)
+    ts = [threading.Thread(target=work) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not bad
