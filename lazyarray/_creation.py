@@ -48,6 +48,8 @@ def _leaf(value: np.ndarray) -> Array:
     value = np.asarray(value, order="C")  # ascontiguousarray would make 0-d 1-d
     if not value.dtype.isnative:
         value = value.astype(value.dtype.newbyteorder("="))
+    if not value.flags.aligned:  # kernels load elements at their natural alignment
+        value = value.copy()
     return data_leaf(value)
 
 
@@ -175,7 +177,7 @@ def asarray(obj, /, *, dtype: Optional[dt.DType] = None, device=None,
         v = np.asarray(obj)
         dt.from_numpy(v.dtype)
         needs = (dtype is not None and v.dtype != dtype.np) or not v.flags.c_contiguous \
-            or not v.dtype.isnative
+            or not v.dtype.isnative or not v.flags.aligned
         if copy is False and needs:
             raise ValueError("asarray(copy=False): the input needs a conversion, which copies")
         if dtype is not None:

@@ -307,6 +307,11 @@ def _check_inputs(inputs) -> list:
     return inputs
 
 
+def _plain(flags) -> bool:
+    """Laid out as kernels read it: C-contiguous and aligned."""
+    return flags.c_contiguous and flags.aligned
+
+
 class Prepared:
     """A program specialised to input shapes and compiled; call it with values."""
 
@@ -345,7 +350,7 @@ class Prepared:
         placeholders (and no constants) skip every conversion."""
         if len(args) == self._n_ph:
             for a, d in zip(args, self._np_dtypes):
-                if type(a) is not np.ndarray or a.dtype != d or not a.flags.c_contiguous:
+                if type(a) is not np.ndarray or a.dtype != d or not _plain(a.flags):
                     break
             else:
                 return args + self._constants

@@ -157,3 +157,13 @@ def test_door_from_many_threads():
     for t in ts:
         t.join()
     assert not bad
+
+
+def test_unaligned_arrays_are_copied_before_kernels_read_them():
+    xv = np.linspace(0, 1, 12)
+    u = np.frombuffer(b"\0" + xv.tobytes(), dtype=np.float64, offset=1)
+    a = xp.asarray(u)
+    assert a._node.value.flags.aligned
+    np.testing.assert_array_equal(np.asarray(a * 2), xv * 2)
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray(u, copy=False)
