@@ -331,7 +331,8 @@ class KernelBuilder:
                 return _arg_combine(self.mb, b, k.reduce is Op.ARGMAX, self._value_dtype(),
                                     acc, v, index)
             new = _combine(self.mb, b, k.reduce, self._value_dtype(), acc[0], v)
-            if k.scan:
+            if k.scan:  # out[0] is x[0] itself: -0.0 and non-finite complex values stay
+                new = b.select(b.icmp_signed("==", index, ir.Constant(I64, 0)), v, new)
                 self._store(b, soff, new)
             return [new]
 

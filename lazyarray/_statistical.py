@@ -146,12 +146,11 @@ def _cumulative(fname: str, op: Op, initial: int, x: Array, axis: Optional[int],
         axis = 0
     ax = normalize_axis(axis, x.ndim, fname)
     src = cast(x, _accumulator_dtype(x, dtype, fname))
-    out = record(op, src.dtype, src._node.shape, (src._node,), ax)  # a native scan kernel
-    if not include_initial:
-        return out
-    shape = src._node.shape[:ax] + (1,) + src._node.shape[ax + 1:]
-    first = broadcast_to(Array._new(scalar_node(initial, src.dtype)), shape)
-    return concat([first, out], axis=ax)
+    if include_initial:  # the scan's first output is its first input: here the initial value
+        shape = src._node.shape[:ax] + (1,) + src._node.shape[ax + 1:]
+        first = broadcast_to(Array._new(scalar_node(initial, src.dtype)), shape)
+        src = concat([first, src], axis=ax)
+    return record(op, src.dtype, src._node.shape, (src._node,), ax)  # a native scan kernel
 
 
 def cumulative_sum(x: Array, /, *, axis: Optional[int] = None, dtype: Optional[dt.DType] = None,

@@ -685,8 +685,7 @@ def cumsum_bound(x: Val, xs: np.ndarray, ref: np.ndarray, ax: int, initial: bool
         i = np.arange(1, x.shape[ax] + 1).reshape((-1,) + (1,) * (x.ref.ndim - ax - 1))
         tol = np.cumsum(_fin(x.tol), axis=ax) + np.where(i >= 3, 2 * i * float(info.eps) / 2 * s, 0.0)
         unknown |= s > float(info.max)
-    # The sign of a zero running sum is not specified (see sum_bound): numpy keeps
-    # cumulative_sum([-0.0]) at -0.0, lazyarray's accumulator starts at +0.0.
+    # The sign of a zero running sum is not specified (see sum_bound).
     zs = (np.cumsum(x.zs, axis=ax) > 0) | _zero_part(ref[_drop_initial(ref, ax, initial)])
     tol = np.where(unknown, np.inf, tol)
     if initial:

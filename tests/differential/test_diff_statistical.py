@@ -220,28 +220,6 @@ def test_argmax_argmin(fname: str, dtype: str, data) -> None:
 
 # ----------------------------------------------------------------------------- cumulative
 
-def _cumulative_ignore(fname: str, x: np.ndarray, axis: int, initial: bool):
-    """Outputs of lazyarray's scans that differ from successive add/multiply (xfail below)."""
-    if x.dtype.kind not in "fc":
-        return None
-    if fname == "cumulative_sum":  # a prefix of -0.0 only: its sum is -0.0, not +0.0
-        parts = (x.real, x.imag) if x.dtype.kind == "c" else (x,)
-        bad = np.zeros(x.shape, bool)
-        for p in parts:
-            bad |= np.logical_and.accumulate((p == 0) & np.signbit(p), axis=axis)
-    else:  # complex: out[0] is (1+0j) * x[0], not x[0]
-        if x.dtype.kind != "c" or initial:
-            return None
-        first = np.take(x, [0], axis=axis) if x.shape[axis] else np.zeros_like(x)
-        odd = (first.real == 0) | (first.imag == 0) | ~np.isfinite(first)
-        bad = np.broadcast_to(odd, x.shape)
-    if initial:
-        pad = list(x.shape)
-        pad[axis] = 1
-        bad = np.concatenate([np.zeros(pad, bool), bad], axis=axis)
-    return bad
-
-
 @pytest.mark.parametrize("fname", ["cumulative_sum", "cumulative_prod"])
 @pytest.mark.parametrize("dtype", NUMERIC)
 @examples(3)
@@ -273,26 +251,20 @@ def test_cumulative(fname: str, dtype: str, data) -> None:
             tol = dict(atol=2 * n * _eps(rdt) * mag)
         else:
             tol = dict(rtol=2 * n * _eps(rdt), atol=float(np.finfo(np.dtype(rdt)).tiny))
-    check(got, want, ignore=_cumulative_ignore(fname, a.astype(rdt), ax, initial),
-          where=f"{fname}(axis={axis}, include_initial={initial}, dtype={out})", **tol)
+    check(got, want, where=f"{fname}(axis={axis}, include_initial={initial}, dtype={out})", **tol)
 
 
-@pytest.mark.xfail(strict=True, reason="lazyarray's cumulative_sum scan starts from +0.0, so a "
-                   "prefix of -0.0 values sums to +0.0; the standard's successive add (and "
-                   "array-api-strict) give -0.0 (backend scan accumulator)")
 @pytest.mark.parametrize("dtype", FLOATING)
 def test_cumulative_sum_of_negative_zeros(dtype: str) -> None:
+    """The scan's first output is x[0] itself, so a prefix of -0.0 sums to -0.0."""
     x = xs.asarray([complex(-0.0, -0.0)] * 2 if dtype in COMPLEX else [-0.0, -0.0, 1.0],
                    dtype=sd(dtype))
     check(*run_both("cumulative_sum", x), where="cumulative_sum(-0.0, ...)")
 
 
-@pytest.mark.xfail(strict=True, reason="lazyarray's complex cumulative_prod scan starts from "
-                   "1+0j, so out[0] is (1+0j)*x[0]: the sign of a zero part and non-finite "
-                   "parts change (2-0j -> 2+0j, nan+inf j -> nan+nan j); successive multiply "
-                   "(and array-api-strict) keep out[0] = x[0] (backend scan)")
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_cumulative_prod_complex_first_element(dtype: str) -> None:
+    """out[0] = x[0]: not (1+0j) * x[0], which changes zero signs and non-finite parts."""
     x = xs.asarray([complex(2.0, -0.0), complex(float("nan"), float("inf"))], dtype=sd(dtype))
     got, want = run_both("cumulative_prod", x[:1])
     check(got, want, where="cumulative_prod([2-0j])")
