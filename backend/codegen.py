@@ -235,64 +235,11 @@ class KernelBuilder:
         _for(b, self.sizes[axis], [], step)
 
     def _matmul(self, b, offs, soff):
-        """out[m, n] = sum_k body(m, n, k) for the last two output axes (m, n) and the
-        reduced axis k, as a zeroing pass and then blocks of n and k with m, k, n
-        innermost: rows of B and of the output stay in cache and the n loop vectorises.
-        Each output element still sums over k in order."""
-        k = self.k
-        am, an, ak = k.n_out - 2, k.n_out - 1, k.n_out
-        vdt = self._value_dtype()
-        zero = _reduce_init(Op.SUM, vdt, reg_type(vdt))
-        m_size, n_size, k_size = self.sizes[am], self.sizes[an], self.sizes[ak]
-
-        def advance(bb, offs, soff, axis, i):
-            noffs = [bb.add(o, bb.mul(i, m[1 + axis])) for o, m in zip(offs, self.acc_meta)]
-            return noffs, bb.add(soff, bb.mul(i, self.store_meta[1 + axis]))
-
-        def zero_row(bb, i, _):
-            _, so = advance(bb, offs, soff, am, i)
-            _for(bb, n_size, [], lambda b2, j, __: [self._store(b2, advance(b2, [], so, an, j)[1],
-                                                                   zero)])
-            return []
-
-        _for(b, m_size, [], zero_row)
-
-        def n_block(bb, nb, _):
-            n0 = bb.mul(nb, ir.Constant(I64, _MATMUL_NB))
-            nlen = _min_i64(bb, ir.Constant(I64, _MATMUL_NB), bb.sub(n_size, n0))
-
-            def k_block(b2, kb, __):
-                k0 = b2.mul(kb, ir.Constant(I64, _MATMUL_KB))
-                klen = _min_i64(b2, ir.Constant(I64, _MATMUL_KB), b2.sub(k_size, k0))
-
-                def row(b3, i, ___):
-                    o3, s3 = advance(b3, offs, soff, am, i)
-                    o3, _s = advance(b3, o3, s3, ak, k0)
-                    o3, s3 = advance(b3, o3, s3, an, n0)
-
-                    def kk(b4, j, ____):
-                        o4, _s4 = advance(b4, o3, s3, ak, j)
-
-                        def nn(b5, t, _____):
-                            o5, s5 = advance(b5, o4, s3, an, t)
-                            acc = self._load_out(b5, s5)
-                            self._store(b5, s5, _combine(self.mb, b5, Op.SUM, vdt, acc,
-                                                         self._body(b5, o5), exact=True))
-                            return []
-
-                        _for(b4, nlen, [], nn)
-                        return []
-
-                    _for(b3, klen, [], kk)
-                    return []
-
-                _for(b2, m_size, [], row)
-                return []
-
-            _for(bb, _ceil_div(bb, k_size, _MATMUL_KB), [], k_block)
-            return []
-
-        _for(b, _ceil_div(b, n_size, _MATMUL_NB), [], n_block)
+        """out[m, n] = sum_k body(m, n, k) over the last two output axes and the reduced
+        axis: a packed, register-tiled GEMM for float products of two loads, the
+        generic loop nest otherwise (backend/matmul.py)."""
+        from .matmul import emit_matmul  # matmul.py imports this module
+        emit_matmul(self, b, offs, soff)
 
     def _load_out(self, b, off):
         dt = self.k.out_dtype
@@ -491,9 +438,6 @@ def _reduce_init(op: Op, dt: ScalarType, ty: ir.Type) -> ir.Value:
     if dt.kind == "u" or dt.kind == "b":
         return ir.Constant(ty, 0 if lo else (1 << dt.bits) - 1)
     return ir.Constant(ty, -(1 << (dt.bits - 1)) if lo else (1 << (dt.bits - 1)) - 1)
-
-
-_MATMUL_NB, _MATMUL_KB = 256, 128  # a 128 x 256 block of float64 B is 256 KB: L2-resident
 
 
 def _min_i64(b, x, y):

@@ -344,7 +344,8 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     per chunk, when its reduction has an order-free combine.
     """
     total = _size(kb.sizes)
-    if n_threads < 2 or total < 2 * threads.MIN_CHUNK:
+    least = threads.MIN_CHUNK_MATMUL if k.matmul else threads.MIN_CHUNK
+    if n_threads < 2 or total < 2 * least:
         return None
     sizes, partial = kb.sizes, None
     axis = next((a for a in range(k.n_out) if sizes[a] > 1), None)
@@ -354,7 +355,7 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         axis = next((a for a in range(k.n_out, len(sizes)) if sizes[a] > 1), None)
         if axis is None:
             return None
-    count = threads.chunk_count(total, sizes[axis], n_threads)
+    count = threads.chunk_count(total, sizes[axis], n_threads, least)
     if count < 2:
         return None
     chunks = threads.bounds(sizes[axis], count)
@@ -418,6 +419,8 @@ def _error(err) -> Exception:
     code, value, bound, axis = err
     if code == 1:
         return IndexError(f"index {value} is out of bounds for axis {axis} with size {bound}")
+    if code == 2:
+        return MemoryError("a kernel could not allocate its scratch memory")
     return RuntimeError(f"compiled program reported error code {code}")
 
 

@@ -16,6 +16,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 MIN_CHUNK = 1 << 17  # iterations per chunk: below this a thread hand-off costs more than it saves
+MIN_CHUNK_MATMUL = 1 << 22  # a contraction's iteration is one vectorised FMA: far cheaper
 # Chunk starts are multiples of this: each element then takes the same path (vector body or
 # scalar tail, whose libm results may differ in the last bit) as in a single-thread run.
 ALIGN = 64
@@ -39,9 +40,10 @@ def num_threads() -> int:
         return os.cpu_count() or 1
 
 
-def chunk_count(iterations: int, axis_size: int, threads: int) -> int:
-    """How many chunks a kernel of ``iterations`` split along an axis of ``axis_size`` gets."""
-    return max(1, min(threads, axis_size, iterations // MIN_CHUNK))
+def chunk_count(iterations: int, axis_size: int, threads: int, least: int = MIN_CHUNK) -> int:
+    """How many chunks a kernel of ``iterations`` split along an axis of ``axis_size`` gets,
+    each of at least ``least`` iterations."""
+    return max(1, min(threads, axis_size, iterations // least))
 
 
 def bounds(size: int, chunks: int, align: int = ALIGN) -> list:

@@ -1,0 +1,628 @@
+"""Matmul kernels: out[m, n] = sum_k body(m, n, k) over the last two output axes
+and the one reduced axis of a ``Kernel`` with ``matmul=True``.
+
+A body that is the product of two float32/float64 loads (``a[m, k] * b[k, n]``)
+calls one GEMM routine per module and dtype, ``lazyarray.gemm.<dtype>``, which
+picks a path at run time:
+
+* ``direct`` (small problems whose B and output rows are contiguous): a
+  register-tiled micro-kernel reads A and B in place, masked loads and stores
+  cover the edges; no scratch memory.
+* ``packed`` (everything else): the usual GotoBLAS/BLIS scheme mirrored for
+  row-major output: blocks of A (MC x KC) and B (KC x NC) are copied into
+  zero-padded panels of MR rows / NR columns in one malloc'd scratch area, and
+  the micro-kernel runs on the panels (an A micro-panel stays in L1, the B
+  block in L2).  Packing copes with any strides (transposed, broadcast,
+  negative), so this path has no layout conditions.
+
+The micro-kernel keeps an MR x NR tile of the output in vector registers and
+adds ``fma(broadcast(a), b_row, acc)`` per k; each output element is summed in
+blocks of KC (the standard leaves summation order open).  Edge tiles read only
+valid elements (clamped rows, masked columns or zero padding) and write only
+the valid part.  Every other body (integers, complex, casts, fused
+expressions) keeps the generic blocked loop nest (``_generic``).
+"""
+from __future__ import annotations
+
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from .codegen import _ceil_div, _combine, _for, _min_i64 as _min, _reduce_init, reg_type
+from .ir import Op
+
+I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+F32, F64 = ir.FloatType(), ir.DoubleType()
+PTR = ir.PointerType()
+
+_MATMUL_NB, _MATMUL_KB = 256, 128  # generic loop: a 128 x 256 block of float64 B is 256 KB
+ERR_NO_MEMORY = 2  # error record code when malloc fails
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """Register and cache blocking of one dtype (AVX-512 sizes; narrower targets
+    split the vectors, still correct)."""
+
+    lanes: int   # elements per vector register
+    mr: int      # micro-tile rows (broadcast A elements)
+    nv: int      # vectors per micro-tile row: nr = nv * lanes
+    kc: int      # k block: an A micro-panel (mr x kc) stays in L1
+    mc: int      # rows of the packed A block (L3)
+    nc: int      # columns of the packed B block (kc x nc in L2)
+    dmr: int     # direct path: micro-tile rows
+    dnv: int     # direct path: vectors per row
+    direct_work: int  # the direct path runs while m * n * k is at most this
+
+    @property
+    def nr(self) -> int:
+        return self.nv * self.lanes
+
+
+# Measured on an AVX-512 Xeon core with two FMA ports (LLVM: rocketlake): packed runs at
+# 75-80 GFLOP/s (float64) and 150-180 (float32) from about 128^3 up, as OpenBLAS on one
+# thread; below about 128^3 (float64) or 160^3 (float32) packing costs more than it saves.
+TILINGS = {
+    "float64": Tiling(lanes=8, mr=14, nv=2, kc=256, mc=1008, nc=512, dmr=8, dnv=2,
+                      direct_work=1 << 21),
+    "float32": Tiling(lanes=16, mr=14, nv=2, kc=512, mc=1008, nc=512, dmr=8, dnv=2,
+                      direct_work=1 << 22),
+}
+
+
+def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
+    """The matmul of kernel builder ``kb`` at load offsets ``offs`` and store offset
+    ``soff`` (the batch axes are already applied)."""
+    fast = fast_operands(kb.k)
+    if fast is None:
+        _generic(kb, b, offs, soff)
+        return
+    x, y, ty = fast
+    am, an, ak = kb.k.n_out - 2, kb.k.n_out - 1, kb.k.n_out
+    sx, sy = ([kb.acc_meta[j][1 + a] for a in (am, an, ak)] for j in (x, y))
+    px, py = (_elem(b, kb._buf(kb.k.loads[j].buf), offs[j], ty) for j in (x, y))
+    # A is the load that does not move along n (it walks m, k), B the one that does not
+    # move along m.  Decided at run time: the binding drops size-1 axes, which can move m
+    # into n's slot.  Neither (a batched matrix-vector product) keeps the generic loop.
+    zero = ir.Constant(I64, 0)
+    xy = b.and_(b.icmp_signed("==", sx[1], zero), b.icmp_signed("==", sy[0], zero))
+    yx = b.and_(b.icmp_signed("==", sy[1], zero), b.icmp_signed("==", sx[0], zero))
+    with b.if_else(b.or_(xy, yx), likely=True) as (fast_path, generic):
+        with fast_path:
+            def pick(u, v):
+                return b.select(xy, u, v)
+
+            a_args = [pick(px, py), pick(sx[0], sy[0]), pick(sx[2], sy[2])]
+            b_args = [pick(py, px), pick(sy[2], sx[2]), pick(sy[1], sx[1])]
+            c_args = [_elem(b, kb._buf(kb.k.store.buf), soff, ty), kb.store_meta[1 + am],
+                      kb.store_meta[1 + an]]
+            sizes = [kb.sizes[am], kb.sizes[an], kb.sizes[ak]]
+            err = kb.fn.args[len(kb.slots) + 2]
+            b.call(gemm_function(kb.mb, ty), a_args + b_args + c_args + sizes + [err])
+        with generic:
+            _generic(kb, b, offs, soff)
+
+
+def fast_operands(k) -> tuple | None:
+    """(load x, load y, ir type) when the kernel's body is ``load_x * load_y`` of one
+    float32/float64 dtype, the output's; else None."""
+    body = k.body
+    if len(body) != 3 or k.out_dtype.name not in TILINGS:
+        return None
+    top = body[k.value]
+    if top[0] != "op" or top[1] is not Op.MULTIPLY or top[2] is not k.out_dtype:
+        return None
+    srcs = top[3]
+    if len(srcs) != 2 or srcs[0] == srcs[1]:
+        return None
+    loads = []
+    for s in srcs:
+        ins = body[s]
+        if ins[0] != "load" or ins[1] is not k.out_dtype or k.loads[ins[2]].dyn:
+            return None
+        loads.append(ins[2])
+    return loads[0], loads[1], F32 if k.out_dtype.bits == 32 else F64
+
+
+def _elem(b: ir.IRBuilder, base: ir.Value, off: ir.Value, ty: ir.Type) -> ir.Value:
+    return b.gep(base, [off], source_etype=ty)
+
+
+# --------------------------------------------------------------------------- the GEMM routine
+
+def gemm_function(mb, ty: ir.Type) -> ir.Function:
+    """``void gemm(A, sam, sak, B, sbk, sbn, C, scm, scn, M, N, K, err)``: C[i, j] =
+    sum_p A[i*sam + p*sak] * B[p*sbk + j*sbn] stored at C[i*scm + j*scn] (strides in
+    elements, any sign).  Sets err[0] = ERR_NO_MEMORY when scratch memory is not
+    available (the output is then left unwritten)."""
+    name = f"lazyarray.gemm.{'f32' if ty == F32 else 'f64'}"
+    fn = mb._decls.get(name)
+    if fn is None:
+        fn = _Gemm(mb, ty, name).fn
+        mb._decls[name] = fn
+    return fn
+
+
+class _Gemm:
+    """Emits the GEMM routine of one dtype into ``mb``'s module, as a driver and
+    separate (noinline) functions for the packing, the packed micro-kernel and the
+    direct path: shallow loop nests keep LLVM's compile time down."""
+
+    def __init__(self, mb, ty: ir.Type, name: str) -> None:
+        self.mb, self.ty, self.name = mb, ty, name
+        self.t = TILINGS["float32" if ty == F32 else "float64"]
+        self.vec = ir.VectorType(ty, self.t.lanes)
+        self.size = 4 if ty == F32 else 8
+        self.scatter = self._function("scatter", [PTR, I64, I64, I64, I64, I1, PTR],
+                                      self._scatter, cold=True)
+        self.zero_fill = self._function("zero_fill", [PTR, I64, I64, I64, I64],
+                                        self._zero_fill, cold=True)
+        # Packing is O(mk + kn) against the O(mnk) micro-kernel: compiled for size.
+        args = [PTR, PTR, I64, I64, I64, I64]
+        self.pack_a = self._function("pack_a", args, self._pack_a, cold=True)
+        self.pack_b = self._function("pack_b", args, self._pack_b, cold=True)
+        self.tile = self._function("tile", [PTR, PTR, I64, PTR, I64, I64, I64, I64, I1, PTR],
+                                   self._tile)
+        self.direct = self._function("direct", [PTR, I64, I64, PTR, I64, PTR, I64, I64, I64, I64],
+                                     self._direct)
+        args = [PTR, I64, I64, PTR, I64, I64, PTR, I64, I64, I64, I64, I64, PTR]
+        self.fn = self._function(None, args, self._main, inline=True)
+
+    def _function(self, suffix, args, emit, inline=False, cold=False) -> ir.Function:
+        """An internal function; ``cold`` ones (packing, edges, empty sums) are optimised
+        for size: LLVM then neither vectorises nor unrolls them, which saves compile time."""
+        name = self.name if suffix is None else f"{self.name}.{suffix}"
+        fn = ir.Function(self.mb.module, ir.FunctionType(ir.VoidType(), args), name=name)
+        fn.linkage = "internal"
+        fn.attributes.add("nounwind")
+        if not inline:
+            fn.attributes.add("noinline")
+        if cold:
+            fn.attributes.add("minsize")
+            fn.attributes.add("optsize")
+        for a in fn.args:
+            if a.type == PTR:
+                a.add_attribute("noalias")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        emit(b, *fn.args)
+        b.ret_void()
+        return fn
+
+    # -- small helpers
+    def c64(self, v: int) -> ir.Constant:
+        return ir.Constant(I64, v)
+
+    def zero_vec(self) -> ir.Constant:
+        return ir.Constant(self.vec, [ir.Constant(self.ty, 0.0)] * self.t.lanes)
+
+    def fma(self, b, x, y, z):
+        suffix = f"v{self.t.lanes}{'f32' if self.ty == F32 else 'f64'}"
+        f = self.mb.declare(f"llvm.fma.{suffix}", self.vec, [self.vec] * 3)
+        return b.call(f, [x, y, z])
+
+    def splat(self, b, x):
+        undef = ir.Constant(self.vec, ir.Undefined)
+        v = b.insert_element(undef, x, ir.Constant(I32, 0))
+        mask = ir.Constant(ir.VectorType(I32, self.t.lanes), [0] * self.t.lanes)
+        return b.shuffle_vector(v, undef, mask)
+
+    def mask(self, b, count):
+        """Lanes i < count (count may be negative or exceed the width)."""
+        lanes = self.t.lanes
+        ivec = ir.VectorType(I64, lanes)
+        idx = ir.Constant(ivec, list(range(lanes)))
+        cnt = b.insert_element(ir.Constant(ivec, ir.Undefined), count, ir.Constant(I32, 0))
+        cnt = b.shuffle_vector(cnt, ir.Constant(ivec, ir.Undefined),
+                               ir.Constant(ir.VectorType(I32, lanes), [0] * lanes))
+        return b.icmp_signed("<", idx, cnt)
+
+    def _masked(self, op: str):
+        # The (ptr, i32 align, mask, ...) form: LLVM upgrades it where the alignment
+        # moved to an attribute.
+        suffix = f"v{self.t.lanes}{'f32' if self.ty == F32 else 'f64'}.p0"
+        mvec = ir.VectorType(I1, self.t.lanes)
+        if op == "load":
+            return self.mb.declare(f"llvm.masked.load.{suffix}", self.vec,
+                                   [PTR, I32, mvec, self.vec], pure=False)
+        return self.mb.declare(f"llvm.masked.store.{suffix}", ir.VoidType(),
+                               [self.vec, PTR, I32, mvec], pure=False)
+
+    def masked_load(self, b, p, m):
+        return b.call(self._masked("load"), [p, ir.Constant(I32, self.size), m, self.zero_vec()])
+
+    def masked_store(self, b, v, p, m):
+        b.call(self._masked("store"), [v, p, ir.Constant(I32, self.size), m])
+
+    def at(self, b, p, off):
+        return b.gep(p, [off], source_etype=self.ty)
+
+    # -- the driver
+    def _main(self, b, A, sam, sak, B, sbk, sbn, C, scm, scn, M, N, K, err):
+        zero = self.c64(0)
+        empty = b.or_(b.icmp_signed("<=", M, zero), b.icmp_signed("<=", N, zero))
+        with b.if_then(empty, likely=False):
+            b.ret_void()
+        with b.if_then(b.icmp_signed("<=", K, zero), likely=False):
+            b.call(self.zero_fill, [C, scm, scn, M, N])
+            b.ret_void()
+        contiguous = b.and_(b.icmp_signed("==", sbn, self.c64(1)),
+                            b.icmp_signed("==", scn, self.c64(1)))
+        # m*n*k <= limit, tested so that no product can wrap
+        lim = self.c64(self.t.direct_work)
+        mn = b.mul(M, N)
+        fits = [b.icmp_signed("<=", v, lim) for v in (M, N, K)]
+        small = b.and_(b.and_(fits[0], fits[1]), b.and_(fits[2], b.icmp_signed("<=", mn, lim)))
+        small = b.and_(small, b.icmp_signed("<=", b.mul(mn, K), lim))
+        with b.if_else(b.and_(contiguous, small)) as (direct, packed):
+            with direct:
+                b.call(self.direct, [A, sam, sak, B, sbk, C, scm, M, N, K])
+            with packed:
+                self._packed(b, A, sam, sak, B, sbk, sbn, C, scm, scn, M, N, K, err)
+
+    def _zero_fill(self, b, C, scm, scn, M, N):
+        """C = 0 (an empty sum)."""
+        z = ir.Constant(self.ty, 0.0)
+
+        def row(b1, i, _):
+            ci = self.at(b1, C, b1.mul(i, scm))
+
+            def col(b2, j, __):
+                b2.store(z, self.at(b2, ci, b2.mul(j, scn)))
+                return []
+
+            _for(b1, N, [], col)
+            return []
+
+        _for(b, M, [], row)
+
+    # -- direct path: A and B in place, B rows and C rows contiguous
+    def _direct(self, b, A, sam, sak, B, sbk, C, scm, M, N, K):
+        """Column tiles outer (a k x nr strip of B stays in L1), row tiles inner."""
+        t = self.t
+        mr, nr = t.dmr, t.dnv * t.lanes
+
+        def col_tile(b1, jt, _):
+            j0 = b1.mul(jt, self.c64(nr))
+            cols = b1.sub(N, j0)
+            masks = [self.mask(b1, b1.sub(cols, self.c64(v * t.lanes))) for v in range(t.dnv)]
+            b_j = self.at(b1, B, j0)
+            c_j = self.at(b1, C, j0)
+
+            def row_tile(b2, it, __):
+                i0 = b2.mul(it, self.c64(mr))
+                rows = _min(b2, self.c64(mr), b2.sub(M, i0))
+                a_i = self.at(b2, A, b2.mul(i0, sam))
+                # Rows past the edge re-read the last valid row; their results are dropped.
+                roff = [b2.mul(_min(b2, self.c64(r), b2.sub(rows, self.c64(1))), sam)
+                        for r in range(mr)]
+
+                def a_val(bb, r, p):
+                    return bb.load(self.at(bb, a_i, bb.add(roff[r], bb.mul(p, sak))), typ=self.ty)
+
+                def b_vec(bb, v, p):
+                    q = self.at(bb, b_j, bb.add(bb.mul(p, sbk), self.c64(v * t.lanes)))
+                    return self.masked_load(bb, q, masks[v])
+
+                acc = self._micro(b2, mr, t.dnv, K, a_val, b_vec)
+                c_t = self.at(b2, c_j, b2.mul(i0, scm))
+                self._store_masked(b2, acc, mr, t.dnv, c_t, scm, rows, masks)
+                return []
+
+            _for(b1, _ceil_div(b1, M, mr), [], row_tile)
+            return []
+
+        _for(b, _ceil_div(b, N, nr), [], col_tile)
+
+    def _store_masked(self, b, acc, mr, nv, c, scm, rows, masks):
+        """Overwrite rows < ``rows`` of the tile at ``c`` (contiguous rows), lanes in
+        ``masks``; a tile has at least one row."""
+        for r in range(mr):
+            cr = self.at(b, c, b.mul(self.c64(r), scm))
+            with b.if_then(b.icmp_signed(">", rows, self.c64(r))) if r else nullcontext():
+                for v in range(nv):
+                    q = self.at(b, cr, self.c64(v * self.t.lanes))
+                    self.masked_store(b, acc[r][v], q, masks[v])
+
+    # -- the micro-kernel
+    def _micro(self, b, mr, nv, kc, a_val, b_vec):
+        """acc[r][v] = sum_p a_val(p, r) * b_vec(p, v) over p < kc, by fma."""
+        init = [self.zero_vec()] * (mr * nv)
+
+        def step(bb, p, acc):
+            bv = [b_vec(bb, v, p) for v in range(nv)]
+            out = []
+            for r in range(mr):
+                a = self.splat(bb, a_val(bb, r, p))
+                out.extend(self.fma(bb, a, bv[v], acc[r * nv + v]) for v in range(nv))
+            return out
+
+        flat = _for(b, kc, init, step)
+        return [flat[r * nv:(r + 1) * nv] for r in range(mr)]
+
+    # -- packed path
+    def _packed(self, b, A, sam, sak, B, sbk, sbn, C, scm, scn, M, N, K, err):
+        """Blocks of m (A packed once per k block), k, n (B packed per block), then the
+        micro-kernel over the block's tiles; one malloc'd scratch area for the call."""
+        t = self.t
+        mcb = self._even_block(b, M, t.mc, t.mr)
+        kcb = self._even_block(b, K, t.kc, 1)
+        ncb = self._even_block(b, N, t.nc, t.nr)
+        # scratch: the A block, the B block, an edge tile's results, alignment slack
+        line = 64 // self.size  # elements per 64 bytes: the B panels stay aligned
+        a_elems = b.mul(_ceil_div(b, b.mul(mcb, kcb), line), self.c64(line))
+        b_elems = b.mul(ncb, kcb)
+        elems = b.add(b.add(a_elems, b_elems), self.c64(t.mr * t.nr))
+        malloc = self.mb.declare("malloc", PTR, [I64], pure=False)
+        free = self.mb.declare("free", ir.VoidType(), [PTR], pure=False)
+        raw = b.call(malloc, [b.add(b.mul(elems, self.c64(self.size)), self.c64(64))])
+        with b.if_then(b.icmp_unsigned("==", raw, ir.Constant(PTR, None)), likely=False):
+            b.store(self.c64(ERR_NO_MEMORY), err)
+            b.ret_void()
+        # 64-byte aligned panels: whole-vector aligned loads in the micro-kernel
+        pad = b.and_(b.sub(self.c64(0), b.ptrtoint(raw, I64)), self.c64(63))
+        ap = b.gep(raw, [pad], source_etype=ir.IntType(8))
+        bp = self.at(b, ap, a_elems)
+        scratch = self.at(b, bp, b_elems)
+
+        def m_block(b1, ib, _):
+            i0 = b1.mul(ib, mcb)
+            mc = _min(b1, mcb, b1.sub(M, i0))
+
+            def k_block(b2, kb, __):
+                p0 = b2.mul(kb, kcb)
+                kc = _min(b2, kcb, b2.sub(K, p0))
+                first = b2.icmp_signed("==", kb, self.c64(0))
+                a_src = self.at(b2, A, b2.add(b2.mul(i0, sam), b2.mul(p0, sak)))
+                b2.call(self.pack_a, [ap, a_src, sam, sak, mc, kc])
+
+                def n_block(b3, jb, ___):
+                    j0 = b3.mul(jb, ncb)
+                    nc = _min(b3, ncb, b3.sub(N, j0))
+                    b_src = self.at(b3, B, b3.add(b3.mul(p0, sbk), b3.mul(j0, sbn)))
+                    b3.call(self.pack_b, [bp, b_src, sbk, sbn, kc, nc])
+                    c_blk = self.at(b3, C, b3.add(b3.mul(i0, scm), b3.mul(j0, scn)))
+                    self._block(b3, ap, bp, kc, mc, nc, c_blk, scm, scn, first, scratch)
+                    return []
+
+                _for(b2, _div_up(b2, N, ncb), [], n_block)
+                return []
+
+            _for(b1, _div_up(b1, K, kcb), [], k_block)
+            return []
+
+        _for(b, _div_up(b, M, mcb), [], m_block)
+        b.call(free, [raw])
+
+    def _even_block(self, b, n, most: int, unit: int):
+        """The block size splitting ``n > 0`` into the fewest blocks of at most ``most``
+        (rounded up to a multiple of ``unit``, within ``most`` rounded up), all about
+        equal: a ragged last block would repack the other operand for little work."""
+        blocks = _ceil_div(b, n, most)
+        size = _div_up(b, n, blocks)
+        return b.mul(_ceil_div(b, size, unit), self.c64(unit)) if unit > 1 else size
+
+    def _pack_a(self, b, dst, src, sam, sak, mc, kc):
+        """Panels of mr rows: element (r, p) of panel q at dst[(q*kc + p)*mr + r];
+        rows past ``mc`` are zeros."""
+        t = self.t
+        z = ir.Constant(self.ty, 0.0)
+
+        def panel(b1, q, _):
+            i0 = b1.mul(q, self.c64(t.mr))
+            rows = b1.sub(mc, i0)
+            s = self.at(b1, src, b1.mul(i0, sam))
+            d = self.at(b1, dst, b1.mul(b1.mul(q, kc), self.c64(t.mr)))
+            roff = [b1.mul(_min(b1, self.c64(r), b1.sub(rows, self.c64(1))), sam)
+                    for r in range(t.mr)]
+            live = [b1.icmp_signed(">", rows, self.c64(r)) for r in range(t.mr)]
+
+            def col(b2, p, __):
+                sp = self.at(b2, s, b2.mul(p, sak))
+                dp = self.at(b2, d, b2.mul(p, self.c64(t.mr)))
+                for r in range(t.mr):
+                    v = b2.load(self.at(b2, sp, roff[r]), typ=self.ty)
+                    b2.store(b2.select(live[r], v, z), self.at(b2, dp, self.c64(r)))
+                return []
+
+            _for(b1, kc, [], col)
+            return []
+
+        _for(b, _ceil_div(b, mc, t.mr), [], panel)
+
+    def _pack_b(self, b, dst, src, sbk, sbn, kc, nc):
+        """Panels of nr columns: element (p, c) of panel q at dst[(q*kc + p)*nr + c];
+        columns past ``nc`` are zeros."""
+        t = self.t
+        z = ir.Constant(self.ty, 0.0)
+
+        def panel(b1, q, _):
+            j0 = b1.mul(q, self.c64(t.nr))
+            cols = b1.sub(nc, j0)
+            s = self.at(b1, src, b1.mul(j0, sbn))
+            d = self.at(b1, dst, b1.mul(b1.mul(q, kc), self.c64(t.nr)))
+            unit = b1.icmp_signed("==", sbn, self.c64(1))
+            with b1.if_else(unit) as (contig, strided):
+                with contig:  # rows of B are contiguous: masked vector copies
+                    masks = [self.mask(b1, b1.sub(cols, self.c64(v * t.lanes)))
+                             for v in range(t.nv)]
+
+                    def vrow(b2, p, __):
+                        sp = self.at(b2, s, b2.mul(p, sbk))
+                        dp = self.at(b2, d, b2.mul(p, self.c64(t.nr)))
+                        for v in range(t.nv):
+                            x = self.masked_load(b2, self.at(b2, sp, self.c64(v * t.lanes)),
+                                                 masks[v])
+                            b2.store(x, self.at(b2, dp, self.c64(v * t.lanes)), align=64)
+                        return []
+
+                    _for(b1, kc, [], vrow)
+                with strided:
+                    coff = [b1.mul(_min(b1, self.c64(c), b1.sub(cols, self.c64(1))), sbn)
+                            for c in range(t.nr)]
+                    live = [b1.icmp_signed(">", cols, self.c64(c)) for c in range(t.nr)]
+
+                    def srow(b2, p, __):
+                        sp = self.at(b2, s, b2.mul(p, sbk))
+                        dp = self.at(b2, d, b2.mul(p, self.c64(t.nr)))
+                        for c in range(t.nr):
+                            v = b2.load(self.at(b2, sp, coff[c]), typ=self.ty)
+                            b2.store(b2.select(live[c], v, z), self.at(b2, dp, self.c64(c)))
+                        return []
+
+                    _for(b1, kc, [], srow)
+            return []
+
+        _for(b, _ceil_div(b, nc, t.nr), [], panel)
+
+    def _block(self, b, ap, bp, kc, mc, nc, c, scm, scn, first, scratch):
+        """The micro-kernel over every (mr x nr) tile of one packed block."""
+        t = self.t
+
+        def row_tile(b1, it, _):
+            i0 = b1.mul(it, self.c64(t.mr))
+            rows = _min(b1, self.c64(t.mr), b1.sub(mc, i0))
+            a_p = self.at(b1, ap, b1.mul(i0, kc))
+            c_i = self.at(b1, c, b1.mul(i0, scm))
+
+            def col_tile(b2, jt, __):
+                j0 = b2.mul(jt, self.c64(t.nr))
+                cols = _min(b2, self.c64(t.nr), b2.sub(nc, j0))
+                b_p = self.at(b2, bp, b2.mul(j0, kc))
+                c_t = self.at(b2, c_i, b2.mul(j0, scn))
+                b2.call(self.tile, [a_p, b_p, kc, c_t, scm, scn, rows, cols, first, scratch])
+                return []
+
+            _for(b1, _ceil_div(b1, nc, t.nr), [], col_tile)
+            return []
+
+        _for(b, _ceil_div(b, mc, t.mr), [], row_tile)
+
+    def _tile(self, b, a_p, b_p, kc, c, scm, scn, rows, cols, first, scratch):
+        """One micro-kernel call on packed panels, then the update of its C tile."""
+        t = self.t
+
+        def a_val(bb, r, p):
+            return bb.load(self.at(bb, a_p, bb.add(bb.mul(p, self.c64(t.mr)), self.c64(r))),
+                           typ=self.ty)
+
+        def b_vec(bb, v, p):
+            q = self.at(bb, b_p, bb.add(bb.mul(p, self.c64(t.nr)), self.c64(v * t.lanes)))
+            return bb.load(q, typ=self.vec, align=64)
+
+        acc = self._micro(b, t.mr, t.nv, kc, a_val, b_vec)
+        self._update(b, acc, c, scm, scn, rows, cols, first, scratch)
+
+    def _update(self, b, acc, c, scm, scn, rows, cols, first, scratch):
+        """C tile = acc (first k block) or C tile + acc, for rows < ``rows`` and columns
+        < ``cols``: whole vectors when the tile is full and rows contiguous, else
+        element by element through ``scratch``.  The first block adds to zeros (a
+        masked-off load) instead of reading C: acc is never -0 (it starts at +0 and
+        x + +0 is +0 for x = -0), so 0 + acc is acc, bit for bit."""
+        t = self.t
+        full = b.and_(b.and_(b.icmp_signed("==", rows, self.c64(t.mr)),
+                             b.icmp_signed("==", cols, self.c64(t.nr))),
+                      b.icmp_signed("==", scn, self.c64(1)))
+        with b.if_else(full, likely=True) as (vec, edge):
+            with vec:
+                keep = self.mask(b, b.select(first, self.c64(0), self.c64(t.lanes)))
+                for r in range(t.mr):
+                    cr = self.at(b, c, b.mul(self.c64(r), scm))
+                    for v in range(t.nv):
+                        q = self.at(b, cr, self.c64(v * t.lanes))
+                        b.store(b.fadd(self.masked_load(b, q, keep), acc[r][v]), q,
+                                align=self.size)
+            with edge:
+                for r in range(t.mr):
+                    for v in range(t.nv):
+                        q = self.at(b, scratch, self.c64(r * t.nr + v * t.lanes))
+                        b.store(acc[r][v], q, align=self.size)
+                b.call(self.scatter, [c, scm, scn, rows, cols, first, scratch])
+
+    def _scatter(self, b, c, scm, scn, rows, cols, first, scratch):
+        """The rows x cols part of the tile in ``scratch`` into C at any strides."""
+        t = self.t
+        zero = ir.Constant(self.ty, 0.0)
+
+        def row(b1, r, _):
+            cr = self.at(b1, c, b1.mul(r, scm))
+            tr = self.at(b1, scratch, b1.mul(r, self.c64(t.nr)))
+
+            def col(b2, j, __):
+                q = self.at(b2, cr, b2.mul(j, scn))
+                old = b2.select(first, zero, b2.load(q, typ=self.ty))  # q is in bounds
+                b2.store(b2.fadd(old, b2.load(self.at(b2, tr, j), typ=self.ty)), q)
+                return []
+
+            _for(b1, cols, [], col)
+            return []
+
+        _for(b, rows, [], row)
+
+
+def _div_up(b, n, d):
+    """ceil(n / d) for n >= 0 and a runtime d > 0."""
+    return b.sdiv(b.add(n, b.sub(d, ir.Constant(I64, 1))), d)
+
+
+# --------------------------------------------------------------------------- generic bodies
+
+def _generic(kb, b, offs, soff):
+    """out[m, n] = sum_k body(m, n, k) for the last two output axes (m, n) and the
+    reduced axis k, as a zeroing pass and then blocks of n and k with m, k, n
+    innermost: rows of B and of the output stay in cache and the n loop vectorises.
+    Each output element still sums over k in order."""
+    k = kb.k
+    am, an, ak = k.n_out - 2, k.n_out - 1, k.n_out
+    vdt = kb._value_dtype()
+    zero = _reduce_init(Op.SUM, vdt, reg_type(vdt))
+    m_size, n_size, k_size = kb.sizes[am], kb.sizes[an], kb.sizes[ak]
+
+    def advance(bb, offs, soff, axis, i):
+        noffs = [bb.add(o, bb.mul(i, m[1 + axis])) for o, m in zip(offs, kb.acc_meta)]
+        return noffs, bb.add(soff, bb.mul(i, kb.store_meta[1 + axis]))
+
+    def zero_row(bb, i, _):
+        _, so = advance(bb, offs, soff, am, i)
+        _for(bb, n_size, [], lambda b2, j, __: [kb._store(b2, advance(b2, [], so, an, j)[1],
+                                                           zero)])
+        return []
+
+    _for(b, m_size, [], zero_row)
+
+    def n_block(bb, nb, _):
+        n0 = bb.mul(nb, ir.Constant(I64, _MATMUL_NB))
+        nlen = _min(bb, ir.Constant(I64, _MATMUL_NB), bb.sub(n_size, n0))
+
+        def k_block(b2, kblk, __):
+            k0 = b2.mul(kblk, ir.Constant(I64, _MATMUL_KB))
+            klen = _min(b2, ir.Constant(I64, _MATMUL_KB), b2.sub(k_size, k0))
+
+            def row(b3, i, ___):
+                o3, s3 = advance(b3, offs, soff, am, i)
+                o3, _s = advance(b3, o3, s3, ak, k0)
+                o3, s3 = advance(b3, o3, s3, an, n0)
+
+                def kk(b4, j, ____):
+                    o4, _s4 = advance(b4, o3, s3, ak, j)
+
+                    def nn(b5, t, _____):
+                        o5, s5 = advance(b5, o4, s3, an, t)
+                        acc = kb._load_out(b5, s5)
+                        kb._store(b5, s5, _combine(kb.mb, b5, Op.SUM, vdt, acc,
+                                                   kb._body(b5, o5), exact=True))
+                        return []
+
+                    _for(b4, nlen, [], nn)
+                    return []
+
+                _for(b3, klen, [], kk)
+                return []
+
+            _for(b2, m_size, [], row)
+            return []
+
+        _for(bb, _ceil_div(bb, k_size, _MATMUL_KB), [], k_block)
+        return []
+
+    _for(b, _ceil_div(b, n_size, _MATMUL_NB), [], n_block)

@@ -1,0 +1,258 @@
+"""The generated matmul kernel (backend/matmul.py) against numpy.
+
+float32/float64 products take the packed GEMM or the direct (small) path; the
+shapes cross the micro-tile edges (mr, nr), the k, m and n cache blocks and the
+direct/packed size limit, with contiguous, transposed, strided, reversed and
+broadcast operands.  Sums run in another order than numpy's, so results are
+compared with a bound on the rounding error of any summation order:
+``|got - want| <= 2 (k + 2) eps (|a| @ |b|)``.  Other dtypes and fused bodies
+keep the generic loop nest and are compared exactly (integers) or closely.
+"""
+import subprocess
+import sys
+import textwrap
+from itertools import product
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray.backend import matmul as mm
+
+FLOATS = ["float64", "float32"]
+EDGE = [1, 2, 3, 7, 8, 15, 16, 17, 63, 64, 65, 129, 257]
+
+
+def assert_matmul_close(got, a, b) -> None:
+    """``got`` (a lazyarray Array) is ``a @ b`` up to the reordering bound."""
+    want = np.matmul(a, b)
+    g = np.asarray(got)
+    assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, g.dtype, want.shape)
+    k = a.shape[-1]
+    eps = np.finfo(want.dtype).eps
+    mag = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+    bound = 2 * (k + 2) * eps * mag + np.finfo(want.dtype).tiny
+    finite = np.isfinite(want)
+    assert np.array_equal(np.isnan(g), np.isnan(want)), "NaNs differ"
+    assert np.array_equal(g[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    err = np.abs(g[finite].astype(np.float64) - want[finite].astype(np.float64))
+    worst = np.max(err / bound[finite], initial=0.0)
+    assert worst <= 1.0, f"error {worst:.3g} x the bound for shapes {a.shape} @ {b.shape}"
+
+
+def rand(rng, shape, dtype):
+    return rng.uniform(-1.0, 1.0, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_square_edges(dtype):
+    rng = np.random.default_rng(0)
+    for n in EDGE:
+        a, b = rand(rng, (n, n), dtype), rand(rng, (n, n), dtype)
+        assert_matmul_close(xp.asarray(a) @ xp.asarray(b), a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_rectangular_combinations(dtype):
+    rng = np.random.default_rng(1)
+    sizes = [1, 3, 8, 17, 65, 129]
+    for m, n, k in product(sizes, sizes, [1, 2, 16, 63, 257]):
+        a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+        assert_matmul_close(xp.asarray(a) @ xp.asarray(b), a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_block_boundaries(dtype):
+    """Shapes past one k block, one m block, one n block and the direct-path limits."""
+    t = mm.TILINGS[dtype]
+    rng = np.random.default_rng(2)
+    shapes = [(t.mr * 3 + 1, t.nr * 2 + 3, t.kc + 1), (t.mr, t.nr, t.kc),
+              (t.mr + 1, t.nr - 1, 2 * t.kc + 5), (300, t.nc + 9, 7), (t.mc + 5, 9, 3),
+              (t.mc * 2 + 1, 3, 2)]
+    side = round(t.direct_work ** (1 / 3))  # the direct path's limit on m * n * k
+    k = t.direct_work // side ** 2
+    shapes += [(side, side, k), (side, side, k + 1)]
+    for m, n, k in shapes:
+        a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+        assert_matmul_close(xp.asarray(a) @ xp.asarray(b), a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_empty_sizes(dtype):
+    for m, n in [(3, 4), (17, 65), (0, 5), (5, 0)]:
+        a, b = np.ones((m, 0), dtype), np.ones((0, n), dtype)
+        got = np.asarray(xp.asarray(a) @ xp.asarray(b))
+        assert got.shape == (m, n) and got.dtype == dtype and not got.any()
+    a = np.ones((0, 4), dtype)
+    assert np.asarray(xp.asarray(a) @ xp.asarray(np.ones((4, 3), dtype))).shape == (0, 3)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_transposed_operands(dtype):
+    rng = np.random.default_rng(3)
+    for m, n, k in [(7, 9, 5), (64, 64, 64), (65, 17, 129), (129, 257, 63), (300, 40, 20)]:
+        at, bt = rand(rng, (k, m), dtype), rand(rng, (n, k), dtype)
+        A, B = xp.asarray(at), xp.asarray(bt)
+        assert_matmul_close(xp.matrix_transpose(A) @ xp.matrix_transpose(B), at.T, bt.T)
+        assert_matmul_close(xp.permute_dims(A, (1, 0)) @ xp.asarray(bt.T.copy()), at.T, bt.T)
+        a = at.T.copy()
+        assert_matmul_close(xp.asarray(a) @ xp.matrix_transpose(B), a, bt.T)
+        assert_matmul_close(B @ A, bt, at)
+        # the output transposed, read by a later kernel
+        prod = xp.asarray(a) @ xp.matrix_transpose(B)
+        np.testing.assert_array_equal(np.asarray(xp.matrix_transpose(prod)), np.asarray(prod).T)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_strided_and_reversed_operands(dtype):
+    rng = np.random.default_rng(4)
+    a, b = rand(rng, (140, 90), dtype), rand(rng, (90, 300), dtype)
+    A, B = xp.asarray(a), xp.asarray(b)
+    s = np.s_
+    cases = [(s[::2, ::3], s[::3, 1::2]), (s[::-1, ::-1], s[::-1, :]),
+             (s[3:70, 5:77], s[10:82, ::-2]), (s[1:2, :], s[:, 7:8]), (s[::7, ::9], s[::9, ::5])]
+    for sa, sb in cases:
+        assert_matmul_close(A[sa] @ B[sb], a[sa], b[sb])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_row_chunks_with_offsets(dtype):
+    """Row ranges of A at any offset and length (as a threaded split of m would run)."""
+    rng = np.random.default_rng(5)
+    a, b = rand(rng, (130, 70), dtype), rand(rng, (70, 50), dtype)
+    A, B = xp.asarray(a), xp.asarray(b)
+    for lo, hi in [(0, 1), (1, 15), (13, 14), (14, 29), (29, 130), (57, 101)]:
+        assert_matmul_close(A[lo:hi] @ B, a[lo:hi], b)
+        assert_matmul_close(A[lo:hi] @ B[:, 3:], a[lo:hi], b[:, 3:])
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_threaded_chunks(monkeypatch, threads):
+    """The runtime may run the kernel in chunks of m (or of a batch axis): each chunk
+    is the same code at another size and offset."""
+    monkeypatch.setenv("LAZYARRAY_NUM_THREADS", threads)
+    rng = np.random.default_rng(11)
+    for dtype in FLOATS:
+        for sa, sb in [((300, 70), (70, 50)), ((257, 129), (129, 65)), ((3, 200, 40), (3, 40, 30)),
+                       ((1000, 64), (64, 64))]:
+            a, b = rand(rng, sa, dtype), rand(rng, sb, dtype)
+            assert_matmul_close(xp.asarray(a) @ xp.asarray(b), a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_broadcast_operands(dtype):
+    rng = np.random.default_rng(6)
+    row, col = rand(rng, (1, 40), dtype), rand(rng, (40, 1), dtype)
+    b = rand(rng, (40, 33), dtype)
+    A = xp.broadcast_to(xp.asarray(row), (20, 40))
+    assert_matmul_close(A @ xp.asarray(b), np.broadcast_to(row, (20, 40)), b)
+    B = xp.broadcast_to(xp.asarray(col), (40, 70))
+    a = rand(rng, (300, 40), dtype)
+    assert_matmul_close(xp.asarray(a) @ B, a, np.broadcast_to(col, (40, 70)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_vectors_and_batches(dtype):
+    rng = np.random.default_rng(7)
+    shapes = [((65,), (65, 17)), ((17, 65), (65,)), ((129,), (129,)),
+              ((4, 17, 65), (4, 65, 9)), ((1, 63, 8), (3, 8, 64)), ((63, 8), (3, 8, 64)),
+              ((3, 17, 65), (65,)), ((3, 20, 30), (3, 30, 1)), ((2, 3, 9, 5), (3, 5, 7)),
+              ((5, 300, 20), (5, 20, 40))]
+    for sa, sb in shapes:
+        a, b = rand(rng, sa, dtype), rand(rng, sb, dtype)
+        assert_matmul_close(xp.asarray(a) @ xp.asarray(b), a, b)
+    c = rand(rng, (3, 40, 20), dtype)
+    C = xp.asarray(c)
+    assert_matmul_close(xp.permute_dims(C, (1, 0, 2)) @ xp.matrix_transpose(C)[0],
+                        c.transpose(1, 0, 2), c.transpose(0, 2, 1)[0])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nan_and_inf_propagate(dtype):
+    rng = np.random.default_rng(8)
+    for m, n, k in [(5, 9, 4), (65, 40, 30), (300, 33, 300)]:
+        a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+        a[m // 2, k // 2] = np.nan
+        b[k - 1, n - 1] = np.inf
+        b[0, 0] = -np.inf
+        with np.errstate(invalid="ignore"):
+            assert_matmul_close(xp.asarray(a) @ xp.asarray(b), a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_vecdot_and_tensordot(dtype):
+    rng = np.random.default_rng(9)
+    x, y = rand(rng, (17, 65), dtype), rand(rng, (17, 65), dtype)
+    got = np.asarray(xp.vecdot(xp.asarray(x), xp.asarray(y)))
+    np.testing.assert_allclose(got, np.sum(x * y, axis=-1), rtol=1e-5, atol=1e-5)
+    t1, t2 = rand(rng, (7, 8, 15), dtype), rand(rng, (8, 15, 16), dtype)
+    got = np.asarray(xp.tensordot(xp.asarray(t1), xp.asarray(t2)))
+    np.testing.assert_allclose(got, np.tensordot(t1, t2), rtol=1e-4, atol=1e-4)
+
+
+def test_other_bodies_keep_the_generic_loop():
+    rng = np.random.default_rng(10)
+    for dt in ("int64", "int32", "uint8"):
+        a, b = rng.integers(0, 9, (17, 65)).astype(dt), rng.integers(0, 9, (65, 33)).astype(dt)
+        np.testing.assert_array_equal(np.asarray(xp.asarray(a) @ xp.asarray(b)), a @ b)
+    a, b = rand(rng, (17, 65), "float32"), rand(rng, (65, 33), "float64")
+    assert_matmul_close(xp.asarray(a) @ xp.asarray(b), a.astype(np.float64), b)
+    z = (rng.standard_normal((9, 20)) + 1j * rng.standard_normal((9, 20))).astype(np.complex128)
+    np.testing.assert_allclose(np.asarray(xp.asarray(z) @ xp.asarray(z.T.copy())), z @ z.T,
+                               rtol=1e-12, atol=1e-12)
+    a, b = rand(rng, (30, 40), "float64"), rand(rng, (40, 20), "float64")
+    assert_matmul_close(xp.sin(xp.asarray(a)) @ (xp.asarray(b) * 2 + 1), np.sin(a), b * 2 + 1)
+
+
+_NO_MEMORY = textwrap.dedent("""
+    import ctypes, os, resource
+    import numpy as np
+    # glibc: a fixed M_MMAP_THRESHOLD maps every big block afresh (no reuse of freed heap)
+    ctypes.CDLL(None).mallopt(-3, 128 << 10)
+    os.environ["LAZYARRAY_NUM_THREADS"] = "1"
+    import lazyarray as xp
+    n = 600
+    a, b = np.ones((n, n)), np.ones((n, n)).T  # a transposed b: the packed path
+    pa, pb = xp.placeholder((n, n), xp.float64), xp.placeholder((n, n), xp.float64)
+    p = xp.compile(pa @ pb, inputs=[pa, pb]).prepare(a, b)
+    for _ in range(3):  # warm: the first calls may compile the native front door
+        assert np.asarray(p(a, b))[0, 0] == n
+    vm = [int(x.split()[1]) * 1024 for x in open("/proc/self/status") if x.startswith("VmSize")][0]
+    limit = vm + n * n * 8 + (512 << 10)  # room for the output, not for the packing scratch
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+    try:
+        p(a, b)
+        print("no error")
+    except (RuntimeError, MemoryError) as e:
+        print("raised", e)
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert np.asarray(p(a, b))[0, 0] == n
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs glibc, RLIMIT_AS, /proc")
+def test_scratch_allocation_failure_reports_an_error():
+    """A failed malloc of the packing scratch sets the error record and writes nothing."""
+    r = subprocess.run([sys.executable, "-c", _NO_MEMORY], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "raised" in r.stdout, r.stdout
+
+
+def test_fast_path_detection():
+    """Which kernels the GEMM routine serves: float products of two loads only (a
+    mixed-dtype operand is cast in a kernel of its own first)."""
+    from lazyarray.backend.schedule import schedule
+    from lazyarray.backend.ir import snapshot
+
+    def kernel_of(expr):
+        roots, nodes = snapshot([expr._node])
+        outs = [[id(n) for n in nodes].index(id(r)) for r in roots]
+        return [k for k in schedule(nodes, outs).kernels if k.matmul][0]
+
+    f64, f32 = np.ones((3, 4)), np.ones((4, 2), np.float32)
+    assert mm.fast_operands(kernel_of(xp.asarray(f64) @ xp.asarray(f64.T.copy()))) is not None
+    assert mm.fast_operands(kernel_of(xp.asarray(f32.T.copy()) @ xp.asarray(f32))) is not None
+    i, z = np.ones((3, 3), np.int64), np.ones((3, 3), np.complex64)
+    assert mm.fast_operands(kernel_of(xp.asarray(i) @ xp.asarray(i))) is None
+    assert mm.fast_operands(kernel_of(xp.asarray(z) @ xp.asarray(z))) is None
