@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import runtime
-from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Op
+from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Node, Op
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt, not recompiled
@@ -41,22 +41,161 @@ def graph_keys(nodes: list) -> tuple:
     shapes of buffers and the parameters of views.  Equal binding keys mean
     equal strides and sizes, so a bound runner can be reused.
     """
-    index = {}
+    index: dict = {}  # node (hashed by identity) -> position
+    at = index.__getitem__
     parts, binding = [], []
     for i, n in enumerate(nodes):
-        index[id(n)] = i
-        if n.is_buffer or n.op is Op.DATA:
+        index[n] = i
+        op = n.op
+        if op is Op.DATA or n.is_buffer:
             parts.append((0, n.dtype, len(n.shape)))
             binding.append(n.shape)
-        elif n.op is Op.SCALAR:
+        elif op is Op.SCALAR:
             parts.append((1, n.dtype))
         else:
-            op = n.op
             parts.append((op, n.dtype, len(n.shape), n.arg if op in _ARG_IN_KEY else None,
-                          tuple(index[id(s)] for s in n.srcs)))
+                          tuple(map(at, n.srcs))))
             if op in _ARG_IN_BINDING:
                 binding.append((n.arg, n.shape))
     return tuple(parts), tuple(binding)
+
+
+def keyed_walk(roots: list) -> tuple:
+    """``ir.snapshot`` and ``graph_keys`` in one walk, without copying any node.
+
+    Returns (nodes, values, keys, positions, placeholders): the original nodes
+    in the order of the snapshot's graph, the value each held when the walk
+    read it (None: computed by this graph), the keys ``graph_keys`` gives for
+    the snapshot, the position of each root (a tuple) and the placeholders met.
+    Each value is read once, so everything derived from these lists agrees even
+    while other threads evaluate nodes; ``snapshot_of`` builds the private copy
+    a schedule needs, on a cache miss only.  Must agree with ``graph_keys``.
+    """
+    try:  # recursion is the faster walk in Python; deep graphs take the iterative one
+        return _walk_recursive(roots)
+    except (_TooDeep, RecursionError):
+        return _walk_iterative(roots)
+
+
+_MAX_DEPTH = 100  # deepest recursion of _walk_recursive
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _walk_recursive(roots: list) -> tuple:
+    """``keyed_walk`` by recursion; _TooDeep past ``_MAX_DEPTH`` levels."""
+    index: dict = {}  # node (hashed by identity, in C) -> position
+    nodes, values, parts, binding, placeholders = [], [], [], [], []
+    for root in roots:
+        if root not in index:
+            _visit(root, 0, index, nodes, values, parts, binding, placeholders)
+    return (nodes, values, (tuple(parts), tuple(binding)), tuple(map(index.__getitem__, roots)),
+            placeholders)
+
+
+def _visit(node, depth: int, index: dict, nodes: list, values: list, parts: list,
+           binding: list, placeholders: list) -> int:
+    """Add ``node`` (not yet in ``index``) after its sources; returns its position.
+    The walk's state comes as arguments: a closure over it costs more to create
+    than the whole walk of a small graph."""
+    v, srcs = node.value, node.srcs
+    op = node.op
+    if v is None and srcs:
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        pos = []
+        for s in srcs:
+            i = index.get(s)
+            if i is None:
+                i = _visit(s, depth + 1, index, nodes, values, parts, binding, placeholders)
+            pos.append(i)
+        part = (op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None,
+                tuple(pos))
+        if op in _ARG_IN_BINDING:
+            binding.append((node.arg, node.shape))
+    elif op is Op.DATA or (v is not None and op is not Op.SCALAR):
+        part = (0, node.dtype, len(node.shape))
+        binding.append(node.shape)
+    elif op is Op.SCALAR:
+        part = (1, node.dtype)
+    elif op is Op.PLACEHOLDER:
+        part = (0, node.dtype, len(node.shape))
+        binding.append(node.shape)
+        placeholders.append(node)
+    else:  # a computed node without sources
+        part = (op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None, ())
+        if op in _ARG_IN_BINDING:
+            binding.append((node.arg, node.shape))
+    i = index[node] = len(nodes)
+    nodes.append(node)
+    values.append(v)
+    parts.append(part)
+    return i
+
+
+def _walk_iterative(roots: list) -> tuple:
+    """``keyed_walk`` with an explicit stack, for graphs of any depth."""
+    index: dict = {}  # node (hashed by identity, in C) -> position; -1 while sources pending
+    at = index.__getitem__
+    nodes, values, parts, binding, placeholders = [], [], [], [], []
+    PLACEHOLDER, DATA, SCALAR = Op.PLACEHOLDER, Op.DATA, Op.SCALAR
+    for root in roots:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            i = index.get(node)
+            if i is None:  # first visit
+                v, srcs = node.value, node.srcs
+                if v is None and srcs:
+                    index[node] = -1
+                    stack.append(node)
+                    for s in reversed(srcs):
+                        if s not in index:
+                            stack.append(s)
+                    continue
+                op = node.op
+                if op is DATA or (v is not None and op is not SCALAR):
+                    part = (0, node.dtype, len(node.shape))
+                    binding.append(node.shape)
+                elif op is SCALAR:
+                    part = (1, node.dtype)
+                elif op is PLACEHOLDER:
+                    part = (0, node.dtype, len(node.shape))
+                    binding.append(node.shape)
+                    placeholders.append(node)
+                else:  # a computed node without sources: keyed as an op below
+                    part = None
+                if part is not None:
+                    index[node] = len(nodes)
+                    nodes.append(node)
+                    values.append(v)
+                    parts.append(part)
+                    continue
+            elif i >= 0:  # reached again through another consumer
+                continue
+            # sources done (or a computed node without sources)
+            op = node.op
+            index[node] = len(nodes)
+            nodes.append(node)
+            values.append(None)
+            parts.append((op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None,
+                          tuple(map(at, node.srcs))))
+            if op in _ARG_IN_BINDING:
+                binding.append((node.arg, node.shape))
+    return (nodes, values, (tuple(parts), tuple(binding)), tuple(map(at, roots)), placeholders)
+
+
+def snapshot_of(nodes: list, values: list, key: tuple) -> list:
+    """The snapshot (``ir.snapshot``) of a ``keyed_walk``: nodes it found computed are
+    copied, the others shared.  ``key`` is its structural key (sources by position)."""
+    copies: list = []
+    for n, v, part in zip(nodes, values, key):
+        if v is None and n.srcs:
+            n = Node(n.op, n.dtype, n.shape, tuple(map(copies.__getitem__, part[4])), n.arg)
+        copies.append(n)
+    return copies
 
 
 @dataclass
@@ -68,20 +207,30 @@ class Executable:
 
 
 class _LRU:
+    """A bounded map that evicts entries not used recently (CLOCK, a close
+    approximation of LRU): a hit only marks its entry, where moving it to the
+    back would hash the key again; eviction gives marked entries a second round.
+    ``data`` maps key -> [value, used since its last second round]."""
+
     def __init__(self, cap: int) -> None:
         self.cap, self.data = cap, OrderedDict()
 
     def get(self, key):
-        v = self.data.get(key)
-        if v is not None:
-            self.data.move_to_end(key)
-        return v
+        e = self.data.get(key)
+        if e is None:
+            return None
+        e[1] = True
+        return e[0]
 
     def put(self, key, value) -> None:
-        self.data[key] = value
-        self.data.move_to_end(key)
-        while len(self.data) > self.cap:
-            self.data.popitem(last=False)
+        data = self.data
+        data[key] = [value, False]
+        data.move_to_end(key)
+        while len(data) > self.cap:
+            k, e = data.popitem(last=False)
+            if e[1]:  # used since it was last here: to the back, unmarked
+                e[1] = False
+                data[k] = e
 
 
 class ProgramCache:
@@ -119,21 +268,26 @@ class ProgramCache:
         sched = self.schedule(nodes, outputs, key)
         return Executable(sched, self._code(sched.name, sched, (key, outputs)))
 
-    def runner(self, nodes: list, outputs: tuple, keys: tuple, env: dict) -> runtime.Runner:
-        """A bound runner for ``nodes``: reused while structure and binding key repeat."""
+    def runner(self, nodes, outputs: tuple, keys: tuple, env: dict) -> runtime.Runner:
+        """A bound runner for ``nodes``: reused while structure and binding key repeat.
+
+        ``nodes`` is the graph, or a function returning it, called on a miss only
+        (the caller's private copy of the graph need not be built for a hit).
+        """
         rkey = (keys, outputs)
-        with self.lock:
+        with self.lock:  # one acquisition: look up and count the hit together
             r = self.runners.get(rkey)
-        if r is None:
-            exe = self.executable(nodes, outputs, keys[0])
-            bound = runtime.bind(exe.schedule, nodes, env)
-            r = runtime.Runner(exe.compiled, exe.schedule, bound,
-                               runtime.pack_scalars(exe.schedule, nodes))
-            with self.lock:
-                self.runners.put(rkey, r)
-        else:
-            with self.lock:
+            if r is not None:
                 self.hits += 1
+                return r
+        if callable(nodes):
+            nodes = nodes()
+        exe = self.executable(nodes, outputs, keys[0])
+        bound = runtime.bind(exe.schedule, nodes, env)
+        r = runtime.Runner(exe.compiled, exe.schedule, bound,
+                           runtime.pack_scalars(exe.schedule, nodes))
+        with self.lock:
+            self.runners.put(rkey, r)
         return r
 
     def _code(self, name: str, sched: Schedule, gkey: tuple | None = None):

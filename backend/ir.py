@@ -250,6 +250,11 @@ class Op(enum.Enum):
     # the axis number IndexError messages give for each gathered axis)
     GATHER = "gather"
 
+    # Members are singletons compared by identity: hash them by identity too, in C.
+    # Enum's own __hash__ (a Python call hashing the name) dominated set lookups and
+    # the hashing of graph keys.
+    __hash__ = object.__hash__
+
 
 _O = Op
 LEAVES = frozenset({_O.PLACEHOLDER, _O.DATA, _O.SCALAR})
@@ -324,7 +329,8 @@ class Node:
     keeps its result there and from then on is treated as a data leaf.
     ``arg`` holds op parameters (axes, slices, target shape, a placeholder's
     name); a scalar leaf keeps its Python value in ``value``, which never
-    enters a cache key.
+    enters a cache key.  Nodes compare and hash by identity: graph walks key
+    dicts by node (keep it so: no ``__eq__``).
     """
 
     __slots__ = ("op", "dtype", "shape", "srcs", "arg", "value", "__weakref__")
@@ -371,25 +377,28 @@ def snapshot(outputs: list) -> tuple:
 
 def _postorder(outputs: list, copy: bool) -> tuple:
     """(the outputs, or their copies; all nodes in post-order) of one iterative walk."""
-    memo: dict = {}  # id -> emitted node (or copy); None while its sources are pending
+    # Nodes hash by identity (in C), so they key ``memo`` directly.
+    memo: dict = {}  # node -> emitted node (or copy); None while its sources are pending
     order: list = []
     for root in outputs:
-        stack = [(root, False)]
+        stack = [root]
         while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                out = node
+            node = stack.pop()
+            if node in memo:
+                out = memo[node]
+                if out is not None:  # reached again through another consumer
+                    continue
+                out = node  # its sources are done
                 if copy:
                     out = Node(node.op, node.dtype, node.shape,
-                               tuple([memo[id(s)] for s in node.srcs]), node.arg)
-                memo[id(node)] = out
+                               tuple(map(memo.__getitem__, node.srcs)), node.arg)
+                memo[node] = out
                 order.append(out)
-            elif id(node) not in memo:
-                if node.value is not None or not node.srcs:
-                    memo[id(node)] = node
-                    order.append(node)
-                else:
-                    memo[id(node)] = None
-                    stack.append((node, True))
-                    stack.extend([(s, False) for s in reversed(node.srcs) if id(s) not in memo])
-    return [memo[id(r)] for r in outputs], order
+            elif node.value is not None or not node.srcs:
+                memo[node] = node
+                order.append(node)
+            else:
+                memo[node] = None
+                stack.append(node)
+                stack.extend([s for s in reversed(node.srcs) if s not in memo])
+    return [memo[r] for r in outputs], order

@@ -13,8 +13,10 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _dtypes as dt
-from ._memory import check_shape
+from ._memory import MAX_ELEMENTS, check_shape
 from .backend.ir import Dim, Node, Op
+
+_object_new = object.__new__
 
 CPU_DEVICE = "cpu"
 
@@ -53,9 +55,9 @@ class Array:
         raise TypeError("Array cannot be constructed directly: use lazyarray.asarray(), another "
                         "creation function, or lazyarray.placeholder()")
 
-    @classmethod
-    def _new(cls, node: Node) -> "Array":
-        obj = object.__new__(cls)
+    @staticmethod
+    def _new(node: Node) -> "Array":
+        obj = _object_new(Array)  # not Array(): that raises, for users
         obj._node = node
         return obj
 
@@ -133,26 +135,25 @@ class Array:
 
     # ------------------------------------------------------------------ materialization
     def _value(self, what: str) -> np.ndarray:
-        from ._program import materialize
-        return materialize([self], what)[0]
+        return _materialize()([self], what)[0]
 
     def _scalar(self, what: str):
-        if self.ndim != 0:
+        if self._node.shape:
             raise TypeError(f"{what} needs a 0-d array, got shape {self.shape}")
-        return self._value(what)[()]
+        return _materialize()([self], what)[0][()]
 
     def __bool__(self) -> builtins.bool:
         return builtins.bool(self._scalar("bool()"))
 
     def __int__(self) -> int:
         v = self._scalar("int()")
-        if self.dtype in dt.COMPLEX_FLOATING:
+        if self._node.dtype in dt.COMPLEX_FLOATING:
             raise TypeError("int() of a complex array is not defined")
         return int(v)
 
     def __float__(self) -> float:
         v = self._scalar("float()")
-        if self.dtype in dt.COMPLEX_FLOATING:
+        if self._node.dtype in dt.COMPLEX_FLOATING:
             raise TypeError("float() of a complex array is not defined; use real() first")
         return float(v)
 
@@ -296,6 +297,8 @@ class Array:
 
 
 _OPERANDS = (Array, builtins.bool, int, float, complex)
+# Exactly these types pass the checks of _binary_operand: operators skip them.
+_FAST_OPERANDS = frozenset(_OPERANDS)
 # Built-in types that never take part in arithmetic with arrays: say so, rather than
 # leaving Python's "unsupported operand type(s)".
 _NOT_OPERANDS = (str, bytes, type(None), dict, set, frozenset)
@@ -365,9 +368,13 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//"
 def _make_op(fn, reflected: builtins.bool, symbol: str, comparison: builtins.bool = False):
     if reflected:
         def op(self, other):
+            if type(other) in _FAST_OPERANDS:
+                return fn(other, self)
             return _binary_operand(fn, other, self, symbol)
     else:
         def op(self, other):
+            if type(other) in _FAST_OPERANDS:
+                return fn(self, other)
             return _binary_operand(fn, self, other, symbol, comparison)
     op.__name__ = fn.__name__
     return op
@@ -382,8 +389,27 @@ def _make_iop(fn, symbol: str):
 
 def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = None) -> Array:
     """Record one node and wrap it in an Array (ValueError for a shape past int64)."""
-    check_shape(shape, f"{arg.name if op is Op.EXTERNAL else op.value}()")
-    return Array._new(Node(op, dtype, shape, srcs, arg))
+    n = 1
+    for d in shape:
+        if type(d) is int:
+            n *= d
+    if not 0 < n <= MAX_ELEMENTS:  # else no size can be too large: skip the full check
+        check_shape(shape, f"{arg.name if op is Op.EXTERNAL else op.value}()")
+    obj = _object_new(Array)
+    obj._node = Node(op, dtype, shape, srcs, arg)
+    return obj
+
+
+def _materialize():
+    """``_program.materialize``, imported on first use (``_program`` imports this module)."""
+    global _materialize_fn
+    if _materialize_fn is None:
+        from ._program import materialize
+        _materialize_fn = materialize
+    return _materialize_fn
+
+
+_materialize_fn = None
 
 
 def data_leaf(value: np.ndarray) -> Array:

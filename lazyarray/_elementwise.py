@@ -19,6 +19,9 @@ from ._array_object import Array, foreign_array_error, is_foreign_array, record
 from ._manipulation import broadcast_shapes, broadcast_to, cast, check_array
 from .backend.ir import Node, Op
 
+_object_new = object.__new__
+_SCALAR = Op.SCALAR
+
 Scalar = Union[int, float, bool, complex]
 
 # name: (op, input category, result: "same" | "bool" | "float" | "real")
@@ -140,12 +143,14 @@ def _operands(fname: str, category: str, *xs) -> tuple:
                 raise TypeError(foreign_array_error(f"{fname}()", x))
             raise TypeError(f"{fname}() expects lazyarray Arrays or Python scalars (bool, int, "
                             f"float, complex), got {type(x).__name__}")
-    dtype = arrays[0].dtype
+    dtype = arrays[0]._node.dtype
     for a in arrays[1:]:
-        dtype = dt.promote_types(dtype, a.dtype)
-    for x in xs:
-        if not isinstance(x, Array):
-            dtype = dt.scalar_dtype(x, dtype)
+        if a._node.dtype is not dtype:
+            dtype = dt.promote_types(dtype, a._node.dtype)
+    if len(arrays) < len(xs):
+        for x in xs:
+            if not isinstance(x, Array):
+                dtype = dt.scalar_dtype(x, dtype)
     _check_category(fname, category, dtype)
     shape = arrays[0]._node.shape
     if any(a._node.shape != shape for a in arrays[1:]):
@@ -153,7 +158,7 @@ def _operands(fname: str, category: str, *xs) -> tuple:
     nodes = []
     for x in xs:
         if isinstance(x, Array):
-            if x.dtype is not dtype:
+            if x._node.dtype is not dtype:
                 x = cast(x, dtype)
             nodes.append(x._node if x._node.shape == shape else broadcast_to(x, shape)._node)
         else:
@@ -161,8 +166,54 @@ def _operands(fname: str, category: str, *xs) -> tuple:
     return nodes, dtype, shape
 
 
+# Fast paths: the common operands (one Array, or two of one dtype and shape, or an
+# Array and a Python float or small int) are recorded with a table look-up; anything
+# else (promotion, broadcasting, bad input and its errors) takes the general path.
+# A result has its operands' shape, checked when they were recorded: no check here.
+
+# Python ints that convert exactly to every floating dtype: no overflow check needed.
+_EXACT_INT = 2 ** 53
+# (min, max) of each integer dtype, for a Python int operand.
+_INT_BOUNDS = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) for d in dt.INTEGER}
+_FLOATING = frozenset(dt.FLOATING)
+
+
+def _results(category: str, result: str) -> dict:
+    """The result dtype for each input dtype the fast path accepts."""
+    ok = dt.CATEGORIES[category]
+    if result == "float":  # integer input is cast first: the general path does that
+        ok = [d for d in ok if d in dt.FLOATING]
+    return {d: _result_dtype(result, d) for d in ok}
+
+
+def _scalar_fast(value, dtype: dt.DType):
+    """A scalar node for a Python float or int next to an array of ``dtype``, or None
+    when the general rules (``scalar_dtype``, ``scalar_node``) must decide."""
+    t = type(value)
+    if t is float:
+        if dtype in _FLOATING:
+            return Node(_SCALAR, dtype, (), (), None, value)
+    elif t is int:
+        b = _INT_BOUNDS.get(dtype)
+        if b is not None:
+            if b[0] <= value <= b[1]:
+                return Node(_SCALAR, dtype, (), (), None, value)
+        elif dtype in _FLOATING and -_EXACT_INT <= value <= _EXACT_INT:
+            return Node(_SCALAR, dtype, (), (), None, value)
+    return None
+
+
 def _make_unary(name: str, op: Op, category: str, result: str):
+    results = _results(category, result)
+
     def fn(x: Array, /) -> Array:
+        if type(x) is Array:
+            node = x._node
+            rd = results.get(node.dtype)
+            if rd is not None:
+                out = _object_new(Array)
+                out._node = Node(op, rd, node.shape, (node,))
+                return out
         _check_category(name, category, check_array(x, name).dtype)
         return record(op, _result_dtype(result, x.dtype), x._node.shape, (x._node,))
     fn.__name__ = fn.__qualname__ = name
@@ -171,7 +222,38 @@ def _make_unary(name: str, op: Op, category: str, result: str):
 
 
 def _make_binary(name: str, op: Op, category: str, result: str):
+    results = _results(category, result)
+
     def fn(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:
+        # Fast path (inline: it runs for nearly every operator); None: the general path.
+        if type(x1) is Array:
+            n1 = x1._node
+            d = n1.dtype
+            shape = n1.shape
+            if type(x2) is Array:
+                n2 = x2._node
+                if n2.dtype is not d or n2.shape != shape:
+                    n2 = None
+            elif type(x2) is float and d in _FLOATING:
+                n2 = Node(_SCALAR, d, (), (), None, x2)
+            else:
+                n2 = _scalar_fast(x2, d)
+        elif type(x2) is Array:
+            n2 = x2._node
+            d = n2.dtype
+            shape = n2.shape
+            n1 = _scalar_fast(x1, d)
+        else:
+            n1 = None
+        if n1 is not None and n2 is not None:
+            rd = results.get(d)
+            if rd is not None:
+                out = _object_new(Array)
+                out._node = Node(op, rd, shape, (n1, n2))
+                return out
+        return _general(x1, x2)
+
+    def _general(x1, x2) -> Array:
         (n1, n2), dtype, shape = _operands(name, category, x1, x2)
         if result == "float" and dtype not in dt.FLOATING:
             # A Python scalar stays a runtime scalar of the new dtype: a cast of it would
@@ -192,6 +274,7 @@ for _name, (_op, _cat, _res) in BINARY.items():
     globals()[_name] = _make_binary(_name, _op, _cat, _res)
 
 _pow_general = globals()["pow"]
+_multiply = globals()["multiply"]
 
 
 def pow(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:  # noqa: A001
@@ -203,8 +286,9 @@ def pow(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:  # noqa
     # Not for complex 2+0j: that may promote the result to a complex dtype.  For a
     # complex base, z*z is also what numpy's power computes for an exponent of 2.
     if isinstance(x1, Array) and type(x2) in (int, float) and x2 == 2:
-        if x1.dtype in dt.NUMERIC and (isinstance(x2, int) or x1.dtype in dt.FLOATING):
-            return globals()["multiply"](x1, x1)
+        d = x1._node.dtype
+        if d in dt.NUMERIC and (isinstance(x2, int) or d in dt.FLOATING):
+            return _multiply(x1, x1)
     return _pow_general(x1, x2)
 
 

@@ -45,6 +45,16 @@ def check_allocation(buffers: Iterable[tuple], what: str) -> None:
     """MemoryError when the buffers ``[(shape, numpy dtype), ...]`` together need more
     memory than this machine has; ValueError when one is larger than any array can be."""
     buffers = list(buffers)
+    # Fast path (every evaluation comes here): the total fits, so no buffer is too large.
+    total = 0
+    for shape, dtype in buffers:
+        n = dtype.itemsize if isinstance(dtype, np.dtype) else np.dtype(dtype).itemsize
+        for d in shape:
+            n *= d
+        total += n
+    limit = machine_memory()
+    if total <= MAX_ELEMENTS and (limit is None or total <= limit):
+        return
     sizes = [nbytes(s, d) for s, d in buffers]
     total = sum(sizes)
     if not sizes:
@@ -63,6 +73,20 @@ def check_allocation(buffers: Iterable[tuple], what: str) -> None:
         raise MemoryError(f"{what} needs {_fmt(total)} for {arrays}, more than this machine's "
                           f"{_fmt(limit)} of memory (RAM and swap); nothing was allocated or "
                           "computed")
+
+
+_PASSED: dict = {}  # id(list) -> list, for lists that passed check_allocation_once
+
+
+def check_allocation_once(buffers: list, what: str) -> None:
+    """``check_allocation`` of a list that never changes (a bound runner's buffers),
+    checked on its first use only: the machine's memory is fixed, so a list that
+    passed once always passes.  The list is kept, so its id is never reused."""
+    if _PASSED.get(id(buffers)) is not buffers:
+        check_allocation(buffers, what)
+        if len(_PASSED) >= 4096:
+            _PASSED.clear()
+        _PASSED[id(buffers)] = buffers
 
 
 def _fmt(n: int) -> str:

@@ -16,12 +16,12 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _dtypes as dt
-from ._array_object import Array, data_leaf
+from ._array_object import Array
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
-from ._memory import check_allocation, check_shape
+from ._memory import check_allocation, check_allocation_once, check_shape
 from .backend import dispatch, runtime
-from .backend.cache import PROGRAMS, graph_key, graph_keys
+from .backend.cache import PROGRAMS, graph_key, keyed_walk, snapshot_of
 from .backend.ir import Dim, Node, Op, snapshot, sym, toposort
 
 ArrayOrArrays = Union[Array, Sequence[Array]]
@@ -74,28 +74,32 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
     pending = []
     for a in arrays:
         n = a._node
-        if n.value is None and all(n is not p for p in pending):
-            pending.append(n)
-        elif n.op is Op.SCALAR and n.value is not None and not isinstance(n.value, np.ndarray):
+        if n.value is None:
+            if n not in pending:  # nodes compare by identity
+                pending.append(n)
+        elif n.op is Op.SCALAR and not isinstance(n.value, np.ndarray):
             n.value = np.asarray(n.value, dtype=n.dtype.np)
-    # Another thread may evaluate part of this graph meanwhile: work on a snapshot.
-    frozen, nodes = snapshot(pending)
-    pairs = [(n, f) for n, f in zip(pending, frozen) if f.value is None]
-    if len(pairs) < len(pending):  # some were evaluated meanwhile: leave them out
-        nodes = toposort([f for _, f in pairs])
-    if pairs:
-        names = [n.arg or "<unnamed>" for n in nodes if n.op is Op.PLACEHOLDER]
-        if names:
-            raise concretization_error(what, names)
-        index = {id(n): i for i, n in enumerate(nodes)}
-        outputs = tuple(index[id(f)] for _, f in pairs)
-        runner = PROGRAMS.runner(nodes, outputs, graph_keys(nodes), {})
-        check_allocation(runner.allocs, what)
+    while pending:
+        # Another thread may evaluate part of this graph meanwhile: the walk reads each
+        # node's value once and everything below (key, inputs, the graph copy a cache
+        # miss schedules) follows what it read.
+        nodes, values, keys, outputs, phs = keyed_walk(pending)
+        for i in outputs:
+            if values[i] is not None:  # evaluated meanwhile: walk again without it
+                pending = [n for n, j in zip(pending, outputs) if values[j] is None]
+                break
+        else:
+            break
+    if pending:
+        if phs:
+            raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
+        runner = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]), outputs, keys, {})
+        check_allocation_once(runner.allocs, what)
         sched = runner.schedule
-        inputs = [nodes[j].value for j in sched.buffers[:sched.n_inputs]]
+        inputs = list(map(values.__getitem__, sched.buffers[:sched.n_inputs]))
         scal = runtime.pack_scalars(sched, nodes) if sched.scalars else None
         outs = runner(inputs, scal)
-        for (n, _), v in zip(pairs, outs):
+        for n, v in zip(pending, outs):
             n.value = v
     return [a._node.value for a in arrays]
 

@@ -15,20 +15,27 @@ from . import _dtypes as dt
 from ._array_object import Array, record
 from ._manipulation import (broadcast_to, cast, check_array, concat, normalize_axes,
                             normalize_axis)
-from .backend.ir import Op
+from .backend.ir import Node, Op
 
 Axis = Optional[Union[int, tuple]]
 
 
+_CAST_INPUT = frozenset({Op.SUM, Op.PROD, Op.MEAN, Op.ANY, Op.ALL})
+
+
 def reduce(op: Op, x: Array, axis: Axis, keepdims: bool, out_dtype: dt.DType, fname: str) -> Array:
     """Record reduction ``op`` of ``x`` over ``axis`` computing in ``out_dtype``."""
-    axes = normalize_axes(axis, x.ndim, fname)
-    src = cast(x, out_dtype) if op in (Op.SUM, Op.PROD, Op.MEAN, Op.ANY, Op.ALL) else x
+    axes = tuple(range(len(x._node.shape))) if axis is None else \
+        normalize_axes(axis, x.ndim, fname)
+    src = cast(x, out_dtype) if op in _CAST_INPUT else x
     if not axes:
         return Array._new(src._node)
     shp = src._node.shape
-    shape = tuple(1 if i in axes else d for i, d in enumerate(shp)) if keepdims else \
-        tuple(d for i, d in enumerate(shp) if i not in axes)
+    if len(axes) == len(shp):  # over every axis
+        shape = (1,) * len(shp) if keepdims else ()
+    else:
+        shape = tuple([1 if i in axes else d for i, d in enumerate(shp)]) if keepdims else \
+            tuple([d for i, d in enumerate(shp) if i not in axes])
     return record(op, out_dtype, shape, (src._node,), (axes, bool(keepdims)))
 
 
@@ -41,23 +48,43 @@ def _accumulator_dtype(x: Array, dtype, fname: str) -> dt.DType:
         if x.dtype in dt.COMPLEX_FLOATING and dtype not in dt.COMPLEX_FLOATING:
             raise TypeError(f"{fname}(): cannot accumulate complex {x.dtype} in real {dtype}")
         return dtype
-    if x.dtype in dt.SIGNED or x.dtype is dt.bool:
-        return dt.int64
-    if x.dtype in dt.UNSIGNED:
-        return dt.uint64
-    return x.dtype
+    return _ACCUMULATOR[x._node.dtype]
+
+
+# The default accumulator of each dtype: integers widen to 64 bits, bool counts in int64.
+_ACCUMULATOR = {d: dt.int64 if d in dt.SIGNED or d is dt.bool else
+                dt.uint64 if d in dt.UNSIGNED else d for d in dt.ALL_DTYPES}
 
 
 def _numeric(x: Array, fname: str, category: str = "real numeric") -> Array:
     check_array(x, fname)
-    if x.dtype not in dt.CATEGORIES[category]:
+    if x._node.dtype not in dt.CATEGORIES[category]:
         raise TypeError(f"{fname}() needs {category} input, got dtype {x.dtype}")
     return x
+
+
+# Fast path: a reduction over every axis in the input's own dtype (no cast) skips
+# the general checks; these are the dtypes for which that is what they decide.
+_OWN_FLOATING = frozenset(dt.FLOATING)
+_OWN_REAL = frozenset(dt.REAL_NUMERIC)
+
+
+def _over_all_axes(op: Op, x: Array, keepdims: bool) -> Array:
+    """What ``reduce`` records for ``op`` of ``x`` over every axis in x's dtype."""
+    node = x._node
+    nd = len(node.shape)
+    if not nd:
+        return Array._new(node)
+    axes = tuple(range(nd))
+    return Array._new(Node(op, node.dtype, (1,) * nd if keepdims else (), (node,),
+                           (axes, bool(keepdims))))
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in int64/uint64 unless ``dtype`` says otherwise."""
+    if axis is None and dtype is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
+        return _over_all_axes(Op.SUM, x, keepdims)
     _numeric(x, "sum", "numeric")
     return reduce(Op.SUM, x, axis, keepdims, _accumulator_dtype(x, dtype, "sum"), "sum")
 
@@ -71,18 +98,24 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,
 
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Maximum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
+    if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
+        return _over_all_axes(Op.MAX, x, keepdims)
     _numeric(x, "max")
     return reduce(Op.MAX, x, axis, keepdims, x.dtype, "max")
 
 
 def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Minimum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
+    if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
+        return _over_all_axes(Op.MIN, x, keepdims)
     _numeric(x, "min")
     return reduce(Op.MIN, x, axis, keepdims, x.dtype, "min")
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating-point input); NaN for an empty reduction."""
+    if axis is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
+        return _over_all_axes(Op.MEAN, x, keepdims)
     _numeric(x, "mean", "floating")
     return reduce(Op.MEAN, x, axis, keepdims, x.dtype, "mean")
 
