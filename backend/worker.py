@@ -146,6 +146,7 @@ def serve() -> None:
     """The child's loop: compile each request until stdin closes."""
     from .llvm import Codegen
     gen = Codegen(in_process=True)
+    gen.own_options()
     out = sys.stdout.buffer
     src = sys.stdin.buffer
     out.write(b"READY\n")
