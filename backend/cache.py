@@ -243,6 +243,8 @@ class ProgramCache:
         self.code = _LRU(MAX_CODE)
         self.runners = _LRU(MAX_ENTRIES)
         self._inflight: dict = {}
+        self._shared: dict = {}  # symbol -> address of a routine loaded for good
+        self._shared_lock = threading.Lock()
         self.hits = self.misses = self.disk_hits = 0
         self._diskcache = False  # resolved on the first compile
         self.compile_seconds = 0.0
@@ -333,18 +335,49 @@ class ProgramCache:
         n_native = sum(1 for kind, _ in sched.stages if kind == "native")
         kernels = tuple(cg.kernel_entries(sched))
         disk = self._disk(gen)
+        imports = self._imports(gen, sched)
         obj = disk.load(name) if disk else None
         if obj is not None:
             try:
-                return gen.load(obj, name, n_native, kernels), None
+                return gen.load(obj, name, n_native, kernels, imports), None
             except (ValueError, RuntimeError):
                 disk.discard(name)  # damaged or foreign: compile it again below
         obj, seconds = gen.compile(cg.ModuleBuilder(name, gen.vector_variants).build(sched))
-        compiled = gen.load(obj, name, n_native, kernels)
+        compiled = gen.load(obj, name, n_native, kernels, imports)
         compiled.seconds = seconds
         if disk:
             disk.store(name, obj)
         return compiled, time.perf_counter() - t0
+
+    def _imports(self, gen, sched: Schedule) -> dict:
+        """Symbol -> address of the shared routines ``sched``'s code calls (the GEMM
+        libraries of backend/matmul.py), each compiled or loaded once per process."""
+        from . import matmul
+        out = {}
+        for dtype in matmul.gemm_libraries(sched):
+            sym = matmul.gemm_symbol(dtype)
+            with self._shared_lock:  # rare and slow: one thread builds, the others wait
+                addr = self._shared.get(sym)
+                if addr is None:
+                    addr = self._shared[sym] = self._load_shared(
+                        gen, sym, lambda: matmul.gemm_module(dtype))
+            out[sym] = addr
+        return out
+
+    def _load_shared(self, gen, symbol: str, module: Callable[[], str]) -> int:
+        """Address of ``symbol`` from the disk cache's object, or compiled from ``module()``."""
+        disk = self._disk(gen)
+        obj = disk.load(symbol) if disk else None
+        if obj is not None:
+            try:
+                return gen.load_shared(obj, symbol)
+            except (ValueError, RuntimeError):
+                disk.discard(symbol)
+        obj, _ = gen.compile(module())
+        addr = gen.load_shared(obj, symbol)
+        if disk:
+            disk.store(symbol, obj)
+        return addr
 
     def ir_text(self, sched: Schedule) -> str:
         """The LLVM IR of a schedule's program, as it is compiled."""

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Optional
 
 MAGIC = b"LZYOBJ1\n"
-_SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "llvm.py", "runtime.py")
+_SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
+            "llvm.py", "runtime.py")
 
 
 class DiskCache:

@@ -81,6 +81,7 @@ class Codegen:
         # For libraries kept for the process's life (dispatch's trampolines): programs go
         # into engines of their own (see _link_engine), so these never pin one of those.
         self.engine = llvm.create_lljit_compiler(self.tm)
+        self._shared: list = []   # trackers of libraries loaded for good (load_shared)
         self._program_engine = None  # the engine new programs go into
         self._engine_links = 0       # programs linked into it
         self._libraries = itertools.count()  # a library name is never reused
@@ -158,17 +159,22 @@ class Codegen:
         seconds["codegen"] = time.perf_counter() - t0
         return obj, seconds
 
-    def load(self, obj: bytes, entry: str, n_entries: int, kernels: tuple = ()) -> Compiled:
+    def load(self, obj: bytes, entry: str, n_entries: int, kernels: tuple = (),
+             imports: dict | None = None) -> Compiled:
         """Link object code into the engine as a new library.
 
         Resolves the stage entries ``<entry>_<i>`` and the kernel entries
-        ``<entry>_k<i>`` for ``i`` in ``kernels``.  Raises ValueError when one is
-        missing (a foreign or damaged object), RuntimeError when linking fails.
+        ``<entry>_k<i>`` for ``i`` in ``kernels``; ``imports`` maps symbols the
+        code calls to their addresses (shared libraries, see ``load_shared``).
+        Raises ValueError when an entry is missing (a foreign or damaged object),
+        RuntimeError when linking fails.
         """
         names = [f"{entry}_{i}" for i in range(n_entries)] + [f"{entry}_k{i}" for i in kernels]
         lib = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
         for name in names:
             lib.export_symbol(name)
+        for name, addr in (imports or {}).items():
+            lib.import_symbol(name, addr)
         with self.lock:
             engine = self._link_engine()
             tracker = lib.link(engine, f"lib{next(self._libraries)}")
@@ -178,6 +184,20 @@ class Codegen:
         funcs = [ENTRY_TYPE(a) for a in addrs]
         return Compiled(funcs[:n_entries], {}, tracker, dict(zip(kernels, funcs[n_entries:])),
                         engine)
+
+    def load_shared(self, obj: bytes, symbol: str) -> int:
+        """Link a library that stays loaded for the process's life (into the permanent
+        engine); returns the address of ``symbol``.  Raises ValueError when the object
+        lacks it, RuntimeError when linking fails."""
+        lib = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+        lib.export_symbol(symbol)
+        with self.lock:
+            tracker = lib.link(self.engine, f"lib{next(self._libraries)}")
+            self._shared.append(tracker)
+        addr = tracker[symbol]
+        if not addr:
+            raise ValueError(f"object code lacks {symbol}")
+        return addr
 
     def _link_engine(self):
         """The engine the next program goes into (caller holds ``lock``).

@@ -2,8 +2,10 @@
 and the one reduced axis of a ``Kernel`` with ``matmul=True``.
 
 A body that is the product of two float32/float64 loads (``a[m, k] * b[k, n]``)
-calls one GEMM routine per module and dtype, ``lazyarray.gemm.<dtype>``, which
-picks a path at run time:
+calls the GEMM routine of its dtype, ``lazyarray_gemm_<dtype>``: a library of its
+own, compiled once (and kept in the disk cache) and linked into every program
+that calls it, since optimising it takes a few hundred milliseconds.  It picks
+a path at run time:
 
 * ``direct`` (small problems whose B and output rows are contiguous): a
   register-tiled micro-kernel reads A and B in place, masked loads and stores
@@ -38,6 +40,7 @@ PTR = ir.PointerType()
 
 _MATMUL_NB, _MATMUL_KB = 256, 128  # generic loop: a 128 x 256 block of float64 B is 256 KB
 ERR_NO_MEMORY = 2  # error record code when malloc fails
+ERR_LAYOUT = 3     # a contraction whose operands walk neither (m, k) and (k, n) nor (k, n) and (m, k)
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,9 @@ def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
     sx, sy = ([kb.acc_meta[j][1 + a] for a in (am, an, ak)] for j in (x, y))
     px, py = (_elem(b, kb._buf(kb.k.loads[j].buf), offs[j], ty) for j in (x, y))
     # A is the load that does not move along n (it walks m, k), B the one that does not
-    # move along m.  Decided at run time: the binding drops size-1 axes, which can move m
-    # into n's slot.  Neither (a batched matrix-vector product) keeps the generic loop.
+    # move along m; which is which is decided at run time (the binding does not coalesce
+    # a contraction's axes, so one of the two always holds).  Should neither hold, the
+    # kernel reports error 3 rather than guess.
     zero = ir.Constant(I64, 0)
     xy = b.and_(b.icmp_signed("==", sx[1], zero), b.icmp_signed("==", sy[0], zero))
     yx = b.and_(b.icmp_signed("==", sy[1], zero), b.icmp_signed("==", sx[0], zero))
@@ -101,7 +105,8 @@ def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
             err = kb.fn.args[len(kb.slots) + 2]
             b.call(gemm_function(kb.mb, ty), a_args + b_args + c_args + sizes + [err])
         with generic:
-            _generic(kb, b, offs, soff)
+            err = kb.fn.args[len(kb.slots) + 2]
+            b.store(ir.Constant(I64, ERR_LAYOUT), err)
 
 
 def fast_operands(k) -> tuple | None:
@@ -131,17 +136,44 @@ def _elem(b: ir.IRBuilder, base: ir.Value, off: ir.Value, ty: ir.Type) -> ir.Val
 
 # --------------------------------------------------------------------------- the GEMM routine
 
+GEMM_ARGS = [PTR, I64, I64, PTR, I64, I64, PTR, I64, I64, I64, I64, I64, PTR]
+
+
+def gemm_symbol(dtype_name: str) -> str:
+    """The GEMM routine of ``dtype_name`` ("float32"/"float64") in its shared library."""
+    return f"lazyarray_gemm_{dtype_name}"
+
+
 def gemm_function(mb, ty: ir.Type) -> ir.Function:
-    """``void gemm(A, sam, sak, B, sbk, sbn, C, scm, scn, M, N, K, err)``: C[i, j] =
-    sum_p A[i*sam + p*sak] * B[p*sbk + j*sbn] stored at C[i*scm + j*scn] (strides in
-    elements, any sign).  Sets err[0] = ERR_NO_MEMORY when scratch memory is not
-    available (the output is then left unwritten)."""
-    name = f"lazyarray.gemm.{'f32' if ty == F32 else 'f64'}"
+    """A declaration of ``void gemm(A, sam, sak, B, sbk, sbn, C, scm, scn, M, N, K, err)``:
+    C[i, j] = sum_p A[i*sam + p*sak] * B[p*sbk + j*sbn] stored at C[i*scm + j*scn]
+    (strides in elements, any sign).  Sets err[0] = ERR_NO_MEMORY when scratch
+    memory is not available (the output is then left unwritten).
+
+    The routine itself lives in a library of its own (``gemm_module``), compiled
+    once and shared by every program: its code is large and slow to optimise."""
+    name = gemm_symbol("float32" if ty == F32 else "float64")
     fn = mb._decls.get(name)
     if fn is None:
-        fn = _Gemm(mb, ty, name).fn
+        fn = ir.Function(mb.module, ir.FunctionType(ir.VoidType(), GEMM_ARGS), name=name)
+        fn.attributes.add("nounwind")
         mb._decls[name] = fn
     return fn
+
+
+def gemm_module(dtype_name: str) -> str:
+    """The IR of the shared library defining ``gemm_symbol(dtype_name)``."""
+    from .codegen import ModuleBuilder
+    name = gemm_symbol(dtype_name)
+    mb = ModuleBuilder(name)
+    _Gemm(mb, F32 if dtype_name == "float32" else F64, name, exported=True)
+    return str(mb.module)
+
+
+def gemm_libraries(sched) -> list:
+    """Names of the dtypes whose GEMM library ``sched``'s code calls."""
+    return sorted({k.out_dtype.name for k in sched.kernels
+                   if k.matmul and fast_operands(k) is not None})
 
 
 class _Gemm:
@@ -149,7 +181,7 @@ class _Gemm:
     separate (noinline) functions for the packing, the packed micro-kernel and the
     direct path: shallow loop nests keep LLVM's compile time down."""
 
-    def __init__(self, mb, ty: ir.Type, name: str) -> None:
+    def __init__(self, mb, ty: ir.Type, name: str, exported: bool = False) -> None:
         self.mb, self.ty, self.name = mb, ty, name
         self.t = TILINGS["float32" if ty == F32 else "float64"]
         self.vec = ir.VectorType(ty, self.t.lanes)
@@ -166,8 +198,9 @@ class _Gemm:
                                    self._tile)
         self.direct = self._function("direct", [PTR, I64, I64, PTR, I64, PTR, I64, I64, I64, I64],
                                      self._direct)
-        args = [PTR, I64, I64, PTR, I64, I64, PTR, I64, I64, I64, I64, I64, PTR]
-        self.fn = self._function(None, args, self._main, inline=True)
+        self.fn = self._function(None, GEMM_ARGS, self._main, inline=not exported)
+        if exported:
+            self.fn.linkage = ""  # external: the symbol programs link against
 
     def _function(self, suffix, args, emit, inline=False, cold=False) -> ir.Function:
         """An internal function; ``cold`` ones (packing, edges, empty sums) are optimised

@@ -72,7 +72,9 @@ def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> KernelBinding:
     loads = [_access_strides(a, sched, g) for a in k.loads]
     soff, sst, _ = _access_strides(k.store, sched, g)
     store = (soff, list(sst) + [0] * (r - len(sst)))  # a reduction's store does not move
-    sizes, accs, store = _coalesce(sizes, [(o, st) for o, st, _ in loads], store, k.n_out)
+    accs = [(o, st) for o, st, _ in loads]
+    if not k.matmul:  # a contraction keeps its m, n and k axes where its code expects them
+        sizes, accs, store = _coalesce(sizes, accs, store, k.n_out)
     pos = k.meta_base
     meta[pos:pos + r] = sizes
     pos += r
@@ -421,6 +423,9 @@ def _error(err) -> Exception:
         return IndexError(f"index {value} is out of bounds for axis {axis} with size {bound}")
     if code == 2:
         return MemoryError("a kernel could not allocate its scratch memory")
+    if code == 3:
+        return RuntimeError("internal error: a matrix product's operands have a layout its "
+                            "kernel does not handle (please report this)")
     return RuntimeError(f"compiled program reported error code {code}")
 
 

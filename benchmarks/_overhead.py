@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import random
 from typing import Callable
 
 import numpy as np
@@ -118,7 +119,9 @@ def _check_chain(xv: np.ndarray):
 
 def first_call_cases(libs) -> list:
     xv = np.random.default_rng(4).uniform(0.0, 2.0, N_SMALL)
-    ids = itertools.count(1)  # shared by all rows: no row ever sees another row's program
+    # Shared by all rows: no row ever sees another row's program.  A random start keeps
+    # an earlier run's programs (kept in the disk cache) out of this one: 7**8 chains.
+    ids = itertools.count(random.SystemRandom().randrange(len(POOL) ** CHAIN_LEN - 1000))
 
     def lazy(jit: bool):
         def make():

@@ -8,6 +8,7 @@ compared with a bound on the rounding error of any summation order:
 ``|got - want| <= 2 (k + 2) eps (|a| @ |b|)``.  Other dtypes and fused bodies
 keep the generic loop nest and are compared exactly (integers) or closely.
 """
+import os
 import subprocess
 import sys
 import textwrap
@@ -256,3 +257,31 @@ def test_fast_path_detection():
     i, z = np.ones((3, 3), np.int64), np.ones((3, 3), np.complex64)
     assert mm.fast_operands(kernel_of(xp.asarray(i) @ xp.asarray(i))) is None
     assert mm.fast_operands(kernel_of(xp.asarray(z) @ xp.asarray(z))) is None
+
+
+def test_gemm_routine_is_one_shared_library():
+    """Programs declare the GEMM routine; it is compiled once per process (or loaded
+    from the disk cache) and linked into every program that calls it."""
+    from lazyarray.backend.cache import PROGRAMS
+    av = np.random.default_rng(7).uniform(-1, 1, (20, 20))
+    a = xp.asarray(av)
+    np.testing.assert_allclose(np.asarray(a @ a), av @ av, rtol=1e-12, atol=1e-12)
+    addr = PROGRAMS._shared["lazyarray_gemm_float64"]
+    b = xp.asarray(av * 2)
+    np.testing.assert_allclose(np.asarray((a @ b) + 1), av @ (av * 2) + 1, rtol=1e-12, atol=1e-12)
+    assert PROGRAMS._shared["lazyarray_gemm_float64"] == addr
+    prog = xp.compile((a @ b) * 3)
+    text = PROGRAMS.ir_text(prog._schedule)
+    assert 'declare void @"lazyarray_gemm_float64"' in text
+    assert "define" not in "".join(ln for ln in text.splitlines() if "lazyarray_gemm" in ln)
+
+
+def test_gemm_library_from_the_disk_cache_in_a_new_process(tmp_path):
+    code = ("import numpy as np, lazyarray as xp; a = xp.asarray(np.eye(3) * 2); "
+            "r = np.asarray(a @ a); assert (r == np.eye(3) * 4).all(); "
+            "i = xp.compile_cache_info(); print(i.misses, i.disk_hits)")
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_DISK_CACHE="1")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                           check=True).stdout.split() for _ in range(2)]
+    assert runs[0] == ["1", "0"] and runs[1] == ["0", "1"]
+    assert len(list(tmp_path.rglob("*.o"))) == 2  # the program and the GEMM library
