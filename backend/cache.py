@@ -17,7 +17,7 @@ from typing import Callable
 
 from . import runtime
 from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Node, Op
-from .schedule import Schedule, schedule
+from .schedule import Schedule, kernel_entries, schedule
 
 MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt, not recompiled
 MAX_CODE = 2048     # loaded programs; an evicted one is reloaded from disk or recompiled
@@ -327,13 +327,13 @@ class ProgramCache:
 
     def _build(self, name: str, sched: Schedule):
         """(Compiled, compile seconds or None when loaded from the disk cache)."""
-        # llvmlite is imported on the first compile: importing lazyarray stays cheap.
-        from . import codegen as cg
+        # llvmlite is imported on the first compile: importing lazyarray stays cheap; the
+        # code generator only when something is compiled (not for a disk-cache hit).
         from . import llvm
         t0 = time.perf_counter()
         gen = llvm.codegen()
         n_native = sum(1 for kind, _ in sched.stages if kind == "native")
-        kernels = tuple(cg.kernel_entries(sched))
+        kernels = tuple(kernel_entries(sched))
         disk = self._disk(gen)
         imports = self._imports(gen, sched)
         obj = disk.load(name) if disk else None
@@ -342,6 +342,7 @@ class ProgramCache:
                 return gen.load(obj, name, n_native, kernels, imports), None
             except (ValueError, RuntimeError):
                 disk.discard(name)  # damaged or foreign: compile it again below
+        from . import codegen as cg
         obj, seconds = gen.compile(cg.ModuleBuilder(name, gen.vector_variants).build(sched))
         compiled = gen.load(obj, name, n_native, kernels, imports)
         compiled.seconds = seconds
@@ -352,8 +353,10 @@ class ProgramCache:
     def _imports(self, gen, sched: Schedule) -> dict:
         """Symbol -> address of the shared routines ``sched``'s code calls (the GEMM
         libraries of backend/matmul.py), each compiled or loaded once per process."""
-        from . import matmul
         out = {}
+        if not any(k.matmul for k in sched.kernels):
+            return out
+        from . import matmul
         for dtype in matmul.gemm_libraries(sched):
             sym = matmul.gemm_symbol(dtype)
             with self._shared_lock:  # rare and slow: one thread builds, the others wait

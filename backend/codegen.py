@@ -19,7 +19,7 @@ from llvmlite import ir
 from . import abi
 from . import complexmath as cm
 from .ir import ARG_REDUCE, SCALAR_TYPES, Op, ScalarType
-from .schedule import SCALAR_SLOT, Kernel, Schedule
+from .schedule import SCALAR_SLOT, Kernel, Schedule, kernel_entries
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
@@ -158,12 +158,6 @@ class ModuleBuilder:
 def _load_ptr(b: ir.IRBuilder, base: ir.Value, index: int) -> ir.Value:
     """The pointer stored at ``base[index]`` (``base`` points to pointers)."""
     return b.load(b.gep(base, [ir.Constant(I64, index)], source_etype=PTR), typ=PTR)
-
-
-def kernel_entries(sched: Schedule) -> list:
-    """Kernels with an entry of their own, ``<entry>_k<i>``: those sharing a stage
-    (a stage of one kernel is that kernel's entry)."""
-    return [i for kind, ks in sched.stages if kind == "native" and len(ks) > 1 for i in ks]
 
 
 def _kernel_slots(k: Kernel) -> list:

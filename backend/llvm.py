@@ -82,12 +82,15 @@ class Codegen:
         # into engines of their own (see _link_engine), so these never pin one of those.
         self.engine = llvm.create_lljit_compiler(self.tm)
         self._shared: list = []   # trackers of libraries loaded for good (load_shared)
-        self._program_engine = None  # the engine new programs go into
+        # the engine new programs go into; the first is made now, with LLVM's start-up
+        # (an engine costs a few milliseconds), so a first program pays only its own link
+        self._program_engine = llvm.create_lljit_compiler(self.tm)
         self._engine_links = 0       # programs linked into it
         self._libraries = itertools.count()  # a library name is never reused
         self._call_heavy = None   # the options in use, once own_options was called
         self.lock = threading.Lock()
         self.vector_variants = self._load_libmvec()
+        self._fingerprint = self._compute_fingerprint()
         self._pool = None
         if not in_process and worker.enabled():
             self._pool = worker.Pool(self.compile_here)
@@ -119,7 +122,11 @@ class Codegen:
         return table
 
     def fingerprint(self) -> str:
-        """What the generated code depends on besides the program itself."""
+        """What the generated code depends on besides the program itself (computed with
+        the code generator: it cannot change within a process)."""
+        return self._fingerprint
+
+    def _compute_fingerprint(self) -> str:
         import llvmlite
         from . import diskcache
         return diskcache.fingerprint(llvmlite.__version__, str(llvm.llvm_version_info),

