@@ -755,6 +755,9 @@ def contraction_bound(a: Val, c: Val, ref: np.ndarray, contract: Callable, k: in
             nfa, nfc = (~np.isfinite(a.ref)).astype(float), (~np.isfinite(c.ref)).astype(float)
             unknown |= (contract(nfa, ones_c) + contract(ones_a, nfc)) > 0
     zs = (contract(a.zs.astype(float), ones_c) + contract(ones_a, c.zs.astype(float))) > 0
+    # A zero result is a sum too (see sum_bound): numpy adds fl(a*b) to +0, lazyarray's FMA
+    # rounds a*b + 0 once, so a product underflowing to zero keeps its sign.
+    zs |= _zero_part(ref)
     return np.where(unknown, np.inf, prop + own), zs & ~unknown
 
 
