@@ -33,6 +33,7 @@ _C_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 # descriptor header words
 _ENTRY, _META, _SCAL, _ARRAY_TYPE, _FALLBACK, _EMPTY, _BYTES_TYPE, _SCAL_SIZE, _HEADER = range(9)
 _METH_FASTCALL = 0x0080
+MAX_SIGNATURES = 512  # trampolines compiled per process; calls beyond take the Python path
 
 
 class _MethodDef(ctypes.Structure):
@@ -76,12 +77,16 @@ class _Trampolines:
                                                        ctypes.c_void_p]
         self.new = new
 
-    def method_def(self, sig: tuple) -> _MethodDef:
+    def method_def(self, sig: tuple) -> Optional[_MethodDef]:
+        """The trampoline of ``sig``; None once ``MAX_SIGNATURES`` exist (they stay
+        loaded for the process's life, so their number is capped)."""
         with self.lock:
             md = self.defs.get(sig)
             if md is None:
+                if len(self.defs) >= MAX_SIGNATURES:
+                    return None
                 name = f"lazyarray_door_{len(self.defs)}"
-                lib = (self.gen_lib(name, sig))
+                lib = self.gen_lib(name, sig)
                 md = self.defs[sig] = _MethodDef(b"lazyarray_run", lib, _METH_FASTCALL, None)
             return md
 
@@ -135,6 +140,8 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
            tuple(s if isinstance(s, int) else "c" for s in sources),
            tuple(len(shape) for shape, _ in runner.allocs), out - sched.n_inputs, scal_arg)
     md = tr.method_def(sig)
+    if md is None:
+        return None
     # self: (descriptor, everything the addresses in it point into)
     return tr.new(ctypes.addressof(md), (words, keep, md), None)
 

@@ -167,3 +167,13 @@ def test_unaligned_arrays_are_copied_before_kernels_read_them():
     np.testing.assert_array_equal(np.asarray(a * 2), xv * 2)
     with pytest.raises(ValueError, match="copy=False"):
         xp.asarray(u, copy=False)
+
+
+def test_trampolines_are_capped(monkeypatch):
+    """Trampolines stay loaded for good: past the cap, runs take the Python path."""
+    xv = np.arange(6.0).reshape(2, 3)
+    monkeypatch.setattr(dispatch, "MAX_SIGNATURES", 0)
+    monkeypatch.setattr(dispatch._trampolines(), "defs", {})  # as if none were made yet
+    p = prepared(lambda x: x[None] * 2, xv)
+    assert p._door is None
+    np.testing.assert_array_equal(np.asarray(p(xv)), xv[None] * 2)
