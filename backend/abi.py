@@ -1,4 +1,5 @@
-"""How entry functions find their buffers: the layout of CPython lists and numpy arrays.
+"""The entry functions' interface: how they find their buffers (the layout of CPython
+lists and numpy arrays) and the codes of their error record.
 
 An entry function receives the address of a Python list of numpy arrays, one
 per buffer slot, and reads each array's data pointer itself: two loads in
@@ -14,6 +15,11 @@ import sys
 import sysconfig
 
 import numpy as np
+
+# Error record of an entry function (int64 code, value, bound, axis): the codes kernels set.
+ERR_INDEX = 1      # a gather index out of range: (ERR_INDEX, index, size, axis label)
+ERR_NO_MEMORY = 2  # the GEMM routine's scratch malloc failed
+ERR_LAYOUT = 3     # a contraction whose operands walk neither (m, k) and (k, n) nor the reverse
 
 LIST_ITEMS = 24  # PyListObject.ob_item: after refcount, type and size
 ARRAY_DATA = 16  # PyArrayObject.data: right after the object header

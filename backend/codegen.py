@@ -344,7 +344,7 @@ class KernelBuilder:
 
     def _checked_index(self, b, v, dt, size, label: int):
         """``v`` as a position in ``[0, size)``: negative values count from the end; out
-        of range records (1, index, size, axis label) in the error record and reads
+        of range records (ERR_INDEX, index, size, axis label) in the error record and reads
         position 0."""
         if dt.kind == "b":
             v = b.zext(v, I64)
@@ -356,7 +356,8 @@ class KernelBuilder:
         with b.if_then(bad, likely=False):
             err = self.fn.args[len(self.slots) + 2]
             orig = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.sub(v, size), v)
-            for i, val in enumerate((ir.Constant(I64, 1), orig, size, ir.Constant(I64, label))):
+            for i, val in enumerate((ir.Constant(I64, abi.ERR_INDEX), orig, size,
+                                     ir.Constant(I64, label))):
                 b.store(val, b.gep(err, [ir.Constant(I64, i)], source_etype=I64))
         return b.select(bad, ir.Constant(I64, 0), v)
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
+from .abi import ERR_LAYOUT, ERR_NO_MEMORY
 from .codegen import _ceil_div, _combine, _for, _min_i64 as _min, _reduce_init, reg_type
 from .ir import Op
 
@@ -39,8 +40,6 @@ F32, F64 = ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
 _MATMUL_NB, _MATMUL_KB = 256, 128  # generic loop: a 128 x 256 block of float64 B is 256 KB
-ERR_NO_MEMORY = 2  # error record code when malloc fails
-ERR_LAYOUT = 3     # a contraction whose operands walk neither (m, k) and (k, n) nor (k, n) and (m, k)
 
 
 @dataclass(frozen=True)

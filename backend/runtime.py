@@ -419,11 +419,11 @@ def _combine(op: Op, parts: np.ndarray, weights=None):
 def _error(err) -> Exception:
     """The exception for an error record a kernel filled in (code, value, bound, axis)."""
     code, value, bound, axis = err
-    if code == 1:
+    if code == abi.ERR_INDEX:
         return IndexError(f"index {value} is out of bounds for axis {axis} with size {bound}")
-    if code == 2:
+    if code == abi.ERR_NO_MEMORY:
         return MemoryError("a kernel could not allocate its scratch memory")
-    if code == 3:
+    if code == abi.ERR_LAYOUT:
         return RuntimeError("internal error: a matrix product's operands have a layout its "
                             "kernel does not handle (please report this)")
     return RuntimeError(f"compiled program reported error code {code}")
