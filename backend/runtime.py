@@ -335,7 +335,8 @@ def _steps(compiled, sched: Schedule, bound: Bound, n_threads: int) -> list:
 
 
 _COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np.minimum,
-            Op.ANY: np.logical_or, Op.ALL: np.logical_and, Op.MEAN: None}
+            Op.ANY: np.logical_or, Op.ALL: np.logical_and,
+            Op.MEAN: None}  # a mean: its chunk means weighted by their sizes (see _combine)
 
 
 def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
