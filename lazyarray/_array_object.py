@@ -412,9 +412,12 @@ def _materialize():
 _materialize_fn = None
 
 
-def data_leaf(value: np.ndarray) -> Array:
-    """An Array holding ``value`` (C-contiguous, native byte order, supported dtype)."""
-    return Array._new(Node(Op.DATA, dt.from_numpy(value.dtype), value.shape, (), None, value))
+def data_leaf(value: np.ndarray, dtype: Optional[dt.DType] = None) -> Array:
+    """An Array holding ``value`` (C-contiguous, native byte order, supported dtype);
+    ``dtype``, when the caller knows it, saves looking it up."""
+    if dtype is None:
+        dtype = dt.from_numpy(value.dtype)
+    return Array._new(Node(Op.DATA, dtype, value.shape, (), None, value))
 
 
 def is_symbolic(shape: tuple) -> builtins.bool:

@@ -45,16 +45,6 @@ def check_allocation(buffers: Iterable[tuple], what: str) -> None:
     """MemoryError when the buffers ``[(shape, numpy dtype), ...]`` together need more
     memory than this machine has; ValueError when one is larger than any array can be."""
     buffers = list(buffers)
-    # Fast path (every evaluation comes here): the total fits, so no buffer is too large.
-    total = 0
-    for shape, dtype in buffers:
-        n = dtype.itemsize if isinstance(dtype, np.dtype) else np.dtype(dtype).itemsize
-        for d in shape:
-            n *= d
-        total += n
-    limit = machine_memory()
-    if total <= MAX_ELEMENTS and (limit is None or total <= limit):
-        return
     sizes = [nbytes(s, d) for s, d in buffers]
     total = sum(sizes)
     if not sizes:

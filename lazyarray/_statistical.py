@@ -15,7 +15,7 @@ from . import _dtypes as dt
 from ._array_object import Array, record
 from ._manipulation import (broadcast_to, cast, check_array, concat, normalize_axes,
                             normalize_axis)
-from .backend.ir import Node, Op
+from .backend.ir import Op
 
 Axis = Optional[Union[int, tuple]]
 
@@ -63,28 +63,17 @@ def _numeric(x: Array, fname: str, category: str = "real numeric") -> Array:
     return x
 
 
-# Fast path: a reduction over every axis in the input's own dtype (no cast) skips
-# the general checks; these are the dtypes for which that is what they decide.
+# Fast path: a reduction over every axis in the input's own dtype goes straight to
+# ``reduce``; these are the dtypes for which the skipped checks would pass.
 _OWN_FLOATING = frozenset(dt.FLOATING)
 _OWN_REAL = frozenset(dt.REAL_NUMERIC)
-
-
-def _over_all_axes(op: Op, x: Array, keepdims: bool) -> Array:
-    """What ``reduce`` records for ``op`` of ``x`` over every axis in x's dtype."""
-    node = x._node
-    nd = len(node.shape)
-    if not nd:
-        return Array._new(node)
-    axes = tuple(range(nd))
-    return Array._new(Node(op, node.dtype, (1,) * nd if keepdims else (), (node,),
-                           (axes, bool(keepdims))))
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in int64/uint64 unless ``dtype`` says otherwise."""
     if axis is None and dtype is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        return _over_all_axes(Op.SUM, x, keepdims)
+        return reduce(Op.SUM, x, None, keepdims, x._node.dtype, "sum")
     _numeric(x, "sum", "numeric")
     return reduce(Op.SUM, x, axis, keepdims, _accumulator_dtype(x, dtype, "sum"), "sum")
 
@@ -99,7 +88,7 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Maximum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
     if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
-        return _over_all_axes(Op.MAX, x, keepdims)
+        return reduce(Op.MAX, x, None, keepdims, x._node.dtype, "max")
     _numeric(x, "max")
     return reduce(Op.MAX, x, axis, keepdims, x.dtype, "max")
 
@@ -107,7 +96,7 @@ def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
 def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Minimum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
     if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
-        return _over_all_axes(Op.MIN, x, keepdims)
+        return reduce(Op.MIN, x, None, keepdims, x._node.dtype, "min")
     _numeric(x, "min")
     return reduce(Op.MIN, x, axis, keepdims, x.dtype, "min")
 
@@ -115,7 +104,7 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating-point input); NaN for an empty reduction."""
     if axis is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        return _over_all_axes(Op.MEAN, x, keepdims)
+        return reduce(Op.MEAN, x, None, keepdims, x._node.dtype, "mean")
     _numeric(x, "mean", "floating")
     return reduce(Op.MEAN, x, axis, keepdims, x.dtype, "mean")
 
