@@ -13,6 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 from . import runtime
@@ -39,25 +40,10 @@ def graph_keys(nodes: list) -> tuple:
 
     The binding key adds what the meta array depends on beyond structure: the
     shapes of buffers and the parameters of views.  Equal binding keys mean
-    equal strides and sizes, so a bound runner can be reused.
+    equal strides and sizes, so a bound runner can be reused.  Every node is
+    walked as a root after its sources, so positions follow ``nodes``.
     """
-    index: dict = {}  # node (hashed by identity) -> position
-    at = index.__getitem__
-    parts, binding = [], []
-    for i, n in enumerate(nodes):
-        index[n] = i
-        op = n.op
-        if op is Op.DATA or n.is_buffer:
-            parts.append((0, n.dtype, len(n.shape)))
-            binding.append(n.shape)
-        elif op is Op.SCALAR:
-            parts.append((1, n.dtype))
-        else:
-            parts.append((op, n.dtype, len(n.shape), n.arg if op in _ARG_IN_KEY else None,
-                          tuple(map(at, n.srcs))))
-            if op in _ARG_IN_BINDING:
-                binding.append((n.arg, n.shape))
-    return tuple(parts), tuple(binding)
+    return keyed_walk(nodes)[2]
 
 
 def keyed_walk(roots: list) -> tuple:
@@ -69,7 +55,7 @@ def keyed_walk(roots: list) -> tuple:
     the snapshot, the position of each root (a tuple) and the placeholders met.
     Each value is read once, so everything derived from these lists agrees even
     while other threads evaluate nodes; ``snapshot_of`` builds the private copy
-    a schedule needs, on a cache miss only.  Must agree with ``graph_keys``.
+    a schedule needs, on a cache miss only.
     """
     try:  # recursion is the faster walk in Python; deep graphs take the iterative one
         return _walk_recursive(roots)
@@ -95,13 +81,36 @@ def _walk_recursive(roots: list) -> tuple:
             placeholders)
 
 
+def _leaf_part(node, v, binding: list, placeholders: list):
+    """Key part of a node the walks do not descend into (a value, a scalar, a
+    placeholder), recording its binding; None for a computed node without sources."""
+    op = node.op
+    if op is Op.DATA or (v is not None and op is not Op.SCALAR):
+        binding.append(node.shape)
+        return (0, node.dtype, len(node.shape))
+    if op is Op.SCALAR:
+        return (1, node.dtype)
+    if op is Op.PLACEHOLDER:
+        binding.append(node.shape)
+        placeholders.append(node)
+        return (0, node.dtype, len(node.shape))
+    return None
+
+
+def _op_part(node, positions: tuple, binding: list) -> tuple:
+    """Key part of a computed node whose sources sit at ``positions``."""
+    op = node.op
+    if op in _ARG_IN_BINDING:
+        binding.append((node.arg, node.shape))
+    return (op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None, positions)
+
+
 def _visit(node, depth: int, index: dict, nodes: list, values: list, parts: list,
            binding: list, placeholders: list) -> int:
     """Add ``node`` (not yet in ``index``) after its sources; returns its position.
     The walk's state comes as arguments: a closure over it costs more to create
     than the whole walk of a small graph."""
     v, srcs = node.value, node.srcs
-    op = node.op
     if v is None and srcs:
         if depth > _MAX_DEPTH:
             raise _TooDeep
@@ -111,23 +120,9 @@ def _visit(node, depth: int, index: dict, nodes: list, values: list, parts: list
             if i is None:
                 i = _visit(s, depth + 1, index, nodes, values, parts, binding, placeholders)
             pos.append(i)
-        part = (op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None,
-                tuple(pos))
-        if op in _ARG_IN_BINDING:
-            binding.append((node.arg, node.shape))
-    elif op is Op.DATA or (v is not None and op is not Op.SCALAR):
-        part = (0, node.dtype, len(node.shape))
-        binding.append(node.shape)
-    elif op is Op.SCALAR:
-        part = (1, node.dtype)
-    elif op is Op.PLACEHOLDER:
-        part = (0, node.dtype, len(node.shape))
-        binding.append(node.shape)
-        placeholders.append(node)
-    else:  # a computed node without sources
-        part = (op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None, ())
-        if op in _ARG_IN_BINDING:
-            binding.append((node.arg, node.shape))
+        part = _op_part(node, tuple(pos), binding)
+    else:
+        part = _leaf_part(node, v, binding, placeholders) or _op_part(node, (), binding)
     i = index[node] = len(nodes)
     nodes.append(node)
     values.append(v)
@@ -140,7 +135,6 @@ def _walk_iterative(roots: list) -> tuple:
     index: dict = {}  # node (hashed by identity, in C) -> position; -1 while sources pending
     at = index.__getitem__
     nodes, values, parts, binding, placeholders = [], [], [], [], []
-    PLACEHOLDER, DATA, SCALAR = Op.PLACEHOLDER, Op.DATA, Op.SCALAR
     for root in roots:
         stack = [root]
         while stack:
@@ -155,18 +149,7 @@ def _walk_iterative(roots: list) -> tuple:
                         if s not in index:
                             stack.append(s)
                     continue
-                op = node.op
-                if op is DATA or (v is not None and op is not SCALAR):
-                    part = (0, node.dtype, len(node.shape))
-                    binding.append(node.shape)
-                elif op is SCALAR:
-                    part = (1, node.dtype)
-                elif op is PLACEHOLDER:
-                    part = (0, node.dtype, len(node.shape))
-                    binding.append(node.shape)
-                    placeholders.append(node)
-                else:  # a computed node without sources: keyed as an op below
-                    part = None
+                part = _leaf_part(node, v, binding, placeholders)
                 if part is not None:
                     index[node] = len(nodes)
                     nodes.append(node)
@@ -176,14 +159,10 @@ def _walk_iterative(roots: list) -> tuple:
             elif i >= 0:  # reached again through another consumer
                 continue
             # sources done (or a computed node without sources)
-            op = node.op
             index[node] = len(nodes)
             nodes.append(node)
             values.append(None)
-            parts.append((op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None,
-                          tuple(map(at, node.srcs))))
-            if op in _ARG_IN_BINDING:
-                binding.append((node.arg, node.shape))
+            parts.append(_op_part(node, tuple(map(at, node.srcs)), binding))
     return (nodes, values, (tuple(parts), tuple(binding)), tuple(map(at, roots)), placeholders)
 
 
@@ -334,20 +313,18 @@ class ProgramCache:
         gen = llvm.codegen()
         n_native = sum(1 for kind, _ in sched.stages if kind == "native")
         kernels = tuple(kernel_entries(sched))
-        disk = self._disk(gen)
         imports = self._imports(gen, sched)
-        obj = disk.load(name) if disk else None
-        if obj is not None:
-            try:
-                return gen.load(obj, name, n_native, kernels, imports), None
-            except (ValueError, RuntimeError):
-                disk.discard(name)  # damaged or foreign: compile it again below
-        from . import codegen as cg
-        obj, seconds = gen.compile(cg.ModuleBuilder(name, gen.vector_variants).build(sched))
-        compiled = gen.load(obj, name, n_native, kernels, imports)
+
+        def module() -> str:
+            from . import codegen as cg
+            return cg.ModuleBuilder(name, gen.vector_variants).build(sched)
+
+        compiled, seconds = self._object(gen, name, module,
+                                         lambda obj: gen.load(obj, name, n_native, kernels,
+                                                              imports))
+        if seconds is None:
+            return compiled, None
         compiled.seconds = seconds
-        if disk:
-            disk.store(name, obj)
         return compiled, time.perf_counter() - t0
 
     def _imports(self, gen, sched: Schedule) -> dict:
@@ -362,25 +339,29 @@ class ProgramCache:
             with self._shared_lock:  # rare and slow: one thread builds, the others wait
                 addr = self._shared.get(sym)
                 if addr is None:
-                    addr = self._shared[sym] = self._load_shared(
-                        gen, sym, lambda: matmul.gemm_module(dtype))
+                    addr = self._shared[sym] = self._object(
+                        gen, sym, partial(matmul.gemm_module, dtype),
+                        partial(gen.load_shared, sym))[0]
             out[sym] = addr
         return out
 
-    def _load_shared(self, gen, symbol: str, module: Callable[[], str]) -> int:
-        """Address of ``symbol`` from the disk cache's object, or compiled from ``module()``."""
+    def _object(self, gen, key: str, module: Callable[[], str], link: Callable):
+        """(``link(object code)``, compile seconds or None): the object code of ``key``
+        from the disk cache, else compiled from ``module()`` and stored there.  A
+        damaged or foreign entry (``link`` raises ValueError or RuntimeError) is
+        discarded and compiled again."""
         disk = self._disk(gen)
-        obj = disk.load(symbol) if disk else None
+        obj = disk.load(key) if disk else None
         if obj is not None:
             try:
-                return gen.load_shared(obj, symbol)
+                return link(obj), None
             except (ValueError, RuntimeError):
-                disk.discard(symbol)
-        obj, _ = gen.compile(module())
-        addr = gen.load_shared(obj, symbol)
+                disk.discard(key)
+        obj, seconds = gen.compile(module())
+        linked = link(obj)
         if disk:
-            disk.store(symbol, obj)
-        return addr
+            disk.store(key, obj)
+        return linked, seconds
 
     def ir_text(self, sched: Schedule) -> str:
         """The LLVM IR of a schedule's program, as it is compiled."""

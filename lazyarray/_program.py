@@ -16,13 +16,13 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _dtypes as dt
-from ._array_object import Array
+from ._array_object import Array, data_leaf
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
 from ._memory import check_allocation, check_allocation_once, check_shape
 from .backend import dispatch, runtime
-from .backend.cache import PROGRAMS, graph_key, keyed_walk, snapshot_of
-from .backend.ir import Dim, Node, Op, snapshot, sym, toposort
+from .backend.cache import PROGRAMS, keyed_walk, snapshot_of
+from .backend.ir import Dim, Node, Op, sym, toposort
 
 ArrayOrArrays = Union[Array, Sequence[Array]]
 
@@ -165,22 +165,19 @@ class Program:
             raise TypeError("compile(): outputs must be an Array or a non-empty list/tuple of Arrays")
         self._placeholders = _check_inputs(inputs)
         # A snapshot: evaluating an intermediate array later must not change this program.
-        roots, self._nodes = snapshot([o._node for o in outs])
-        nodes = self._nodes
+        walked, values, keys, self._outputs, phs = keyed_walk([o._node for o in outs])
+        self._nodes = nodes = snapshot_of(walked, values, keys[0])
         ph_ids = {id(p._node) for p in self._placeholders}
-        missing = [n.arg or "<unnamed>" for n in nodes
-                   if n.op is Op.PLACEHOLDER and id(n) not in ph_ids]
+        missing = [n.arg or "<unnamed>" for n in phs if id(n) not in ph_ids]
         if missing:
             raise ValueError(f"compile(): the outputs depend on placeholder(s) "
                              f"{', '.join(map(repr, missing))} missing from inputs")
         captured = [n for n in nodes if n.is_buffer and n.op is not Op.PLACEHOLDER]
         self._leaves = [p._node for p in self._placeholders] + captured
         self.inputs = tuple(self._placeholders) + tuple(Array._new(n) for n in captured)
-        index = {id(n): i for i, n in enumerate(nodes)}
-        self._outputs = tuple(index[id(r)] for r in roots)
         self.ops = tuple(op_name(n) for n in nodes
                          if not n.is_buffer and n.op not in (Op.DATA, Op.SCALAR))
-        self._key = graph_key(nodes)
+        self._key = keys[0]
         self._schedule = PROGRAMS.schedule(nodes, self._outputs, self._key)
         leaf_pos = {id(n): i for i, n in enumerate(self._leaves)}
         self._slot_leaf = [leaf_pos[id(nodes[j])] for j in self._schedule.buffers[:self._schedule.n_inputs]]
@@ -366,7 +363,7 @@ class Prepared:
         if door is not None:
             out = door(*args)
             if out is not dispatch.FALLBACK:
-                return Array._new(Node(Op.DATA, self._out_dtypes[0], out.shape, (), None, out))
+                return data_leaf(out, self._out_dtypes[0])
         values = self._values(args)
         n = self._n_ph
         shapes = (values[0].shape,) if n == 1 else tuple([v.shape for v in values[:n]])
@@ -375,8 +372,7 @@ class Prepared:
         outs = runner(values if slots is None else [values[k] for k in slots])
         if len(args) == n and runner is not self._door_runner:
             self._open_door(runner)
-        arrays = [Array._new(Node(Op.DATA, d, o.shape, (), None, o))
-                  for o, d in zip(outs, self._out_dtypes)]
+        arrays = [data_leaf(o, d) for o, d in zip(outs, self._out_dtypes)]
         return arrays[0] if self.program._single else tuple(arrays)
 
     def _open_door(self, runner) -> None:
