@@ -69,9 +69,7 @@ class _Trampolines:
         self.gen = llvm.codegen()
         self.empty = _array_empty()
         self.lock = threading.Lock()
-        self.fns: dict = {}
-        self.trackers: list = []  # keeps the trampolines loaded for the process's life
-        self.defs: dict = {}
+        self.defs: dict = {}  # signature -> its method definition (loaded for good)
         new = ctypes.pythonapi.PyCFunction_NewEx
         new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.py_object,
                                                        ctypes.c_void_p]
@@ -86,18 +84,9 @@ class _Trampolines:
                 if len(self.defs) >= MAX_SIGNATURES:
                     return None
                 name = f"lazyarray_door_{len(self.defs)}"
-                lib = self.gen_lib(name, sig)
-                md = self.defs[sig] = _MethodDef(b"lazyarray_run", lib, _METH_FASTCALL, None)
+                addr = self.gen.load_shared(name, ir_text=_build(name, sig))
+                md = self.defs[sig] = _MethodDef(b"lazyarray_run", addr, _METH_FASTCALL, None)
             return md
-
-    def gen_lib(self, name: str, sig: tuple) -> int:
-        import llvmlite.binding as llvm
-        text = _build(name, sig)
-        lib = llvm.JITLibraryBuilder().add_ir(text).add_current_process().export_symbol(name)
-        with self.gen.lock:
-            tracker = lib.link(self.gen.engine, name)
-        self.trackers.append(tracker)
-        return tracker[name]
 
 
 _state: Optional[_Trampolines] = None

@@ -192,12 +192,15 @@ class Codegen:
         return Compiled(funcs[:n_entries], {}, tracker, dict(zip(kernels, funcs[n_entries:])),
                         engine)
 
-    def load_shared(self, obj: bytes, symbol: str) -> int:
+    def load_shared(self, symbol: str, obj: bytes | None = None,
+                    ir_text: str | None = None) -> int:
         """Link a library that stays loaded for the process's life (into the permanent
-        engine); returns the address of ``symbol``.  Raises ValueError when the object
-        lacks it, RuntimeError when linking fails."""
-        lib = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
-        lib.export_symbol(symbol)
+        engine), from object code or from IR the engine compiles itself (for tiny
+        modules); returns the address of ``symbol``.  Raises ValueError when the
+        library lacks it, RuntimeError when linking fails."""
+        lib = llvm.JITLibraryBuilder()
+        lib = lib.add_object_img(obj) if obj is not None else lib.add_ir(ir_text)
+        lib.add_current_process().export_symbol(symbol)
         with self.lock:
             tracker = lib.link(self.engine, f"lib{next(self._libraries)}")
             self._shared.append(tracker)
