@@ -7,6 +7,7 @@ decided by the front end and recorded explicitly (casts, ``broadcast_to``).
 from __future__ import annotations
 
 import enum
+import itertools
 from typing import Any, Iterable, Union
 
 import numpy as np
@@ -258,6 +259,7 @@ class Op(enum.Enum):
 
 _O = Op
 LEAVES = frozenset({_O.PLACEHOLDER, _O.DATA, _O.SCALAR})
+_DATA, _SCALAR, _PLACEHOLDER = _O.DATA, _O.SCALAR, _O.PLACEHOLDER
 UNARY = frozenset({
     _O.ABS, _O.NEGATIVE, _O.SIGN, _O.SQRT, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10,
     _O.SIN, _O.COS, _O.TAN, _O.ASIN, _O.ACOS, _O.ATAN, _O.SINH, _O.COSH, _O.TANH, _O.ASINH,
@@ -333,16 +335,25 @@ class Node:
     dicts by node (keep it so: no ``__eq__``).
     """
 
-    __slots__ = ("op", "dtype", "shape", "srcs", "arg", "value", "__weakref__")
+    __slots__ = ("op", "dtype", "shape", "srcs", "arg", "value", "sig", "__weakref__")
 
     def __init__(self, op: Op, dtype: ScalarType, shape: Shape, srcs: tuple = (),
-                 arg: Any = None, value: Any = None) -> None:
+                 arg: Any = None, value: Any = None, sig: Any = False) -> None:
         self.op = op
         self.dtype = dtype
         self.shape = shape
         self.srcs = srcs
         self.arg = arg
         self.value = value
+        if sig is False:  # not given by the caller (the recording fast paths give it)
+            if value is not None:
+                i = _BUFFER_IDS.get((dtype, shape)) if op is not _SCALAR else None
+                sig = (i or leaf_id(op, dtype, shape), (value,), NEVER)
+            elif op is _PLACEHOLDER:  # no value to run with: graphs above it take the walk
+                sig = None
+            else:
+                sig = signature(op, dtype, shape, srcs, arg)
+        self.sig = sig
 
     @property
     def is_buffer(self) -> bool:
@@ -351,6 +362,162 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.op.value}, {self.dtype}, {self.shape})"
+
+
+# --------------------------------------------------------------------------- signatures
+#
+# Every node carries ``sig`` = (structure id, leaves, epoch), built as it is
+# recorded, so evaluating a graph needs no walk to find its program:
+# * the structure id numbers the node's expression tree (ops, dtypes, shapes,
+#   parameters, and which leaf each occurrence reads), with the leaves named by
+#   position in ``leaves`` and never by value;
+# * ``leaves`` are the values of the data leaves, scalars and evaluated nodes
+#   it reads, in first-use order (values, not nodes: a leaf's signature holding
+#   the leaf would make every leaf a reference cycle, freed late by the collector);
+# * ``epoch`` is the ``EPOCH`` at which the oldest computed node below it was
+#   recorded (``NEVER`` for a leaf).  ``EPOCH`` grows when a computed node gets
+#   its value, so a signature whose epoch is the current one has no evaluated
+#   node inside: its program is the one the graph walk would find.
+# A placeholder, an unhashable parameter or more than ``MAX_LEAVES`` leaves make
+# it None: such graphs take the walk.
+
+NEVER = 1 << 62
+MAX_LEAVES = 32
+EPOCH = 0
+_IDS: dict = {}  # structure -> id; cleared when full (ids are never reused)
+_MAX_IDS = 1 << 16
+_next_id = itertools.count(1).__next__
+
+
+def structure_id(part: tuple):
+    """The id of one structure part (None when it cannot be hashed)."""
+    try:
+        i = _IDS.get(part)
+    except TypeError:
+        return None
+    if i is None:
+        if len(_IDS) >= _MAX_IDS:
+            clear_ids()
+        i = _IDS.setdefault(part, _next_id())
+    return i
+
+
+def leaf_id(op: Op, dtype: ScalarType, shape: Shape):
+    """The structure id of a leaf: a scalar's dtype, or a buffer's dtype and shape."""
+    if op is _SCALAR:
+        i = _SCALAR_IDS.get(dtype)
+        if i is None:  # kept when _IDS is cleared: ids are never reused
+            i = _SCALAR_IDS[dtype] = structure_id(("scalar", dtype))
+        return i
+    key = (dtype, shape)
+    i = _BUFFER_IDS.get(key)
+    if i is None:
+        i = _BUFFER_IDS[key] = structure_id(("buffer", dtype, shape))
+    return i
+
+
+_SCALAR_IDS: dict = {}
+_BUFFER_IDS: dict = {}  # (dtype, shape) -> id, emptied with _IDS
+
+
+def signature(op: Op, dtype: ScalarType, shape: Shape, srcs: tuple, arg: Any):
+    """``sig`` of a computed node from its sources' (see above)."""
+    if len(srcs) == 1:  # the common case, without the loop
+        sig = srcs[0].sig
+        if sig is None:
+            return None
+        i = structure_id((op, dtype, shape, arg, sig[0]))
+        e = sig[2]
+        return None if i is None else (i, sig[1], e if e != NEVER else EPOCH)
+    leaves = None
+    epoch = NEVER
+    part = [op, dtype, shape, arg]
+    for s in srcs:
+        sig = s.sig
+        if sig is None:
+            return None
+        k, ls, e = sig
+        if e < epoch:
+            epoch = e
+        if leaves is None or ls is leaves:
+            leaves = ls
+            part.append(k)
+        else:
+            leaves, where = merge_leaves(leaves, ls)
+            if not leaves:
+                return None
+            part.append((k, where))
+    i = structure_id(tuple(part))
+    if i is None:
+        return None
+    return (i, leaves or (), epoch if epoch != NEVER else EPOCH)
+
+
+def merge_leaves(leaves: tuple, more: tuple) -> tuple:
+    """(``leaves`` followed by those of ``more`` not among them, the position of each
+    of ``more`` in that tuple); ((), None) past ``MAX_LEAVES``."""
+    merged = list(leaves)
+    where = []
+    for leaf in more:
+        for i, m in enumerate(merged):
+            if m is leaf:
+                break
+        else:
+            i = len(merged)
+            merged.append(leaf)
+        where.append(i)
+    if len(merged) > MAX_LEAVES:
+        return (), None
+    return tuple(merged), tuple(where)
+
+
+def id_table() -> dict:
+    """A dict for a recording fast path's own structure ids (source ids -> id),
+    emptied with ``_IDS``."""
+    table: dict = {}
+    _TABLES.append(table)
+    return table
+
+
+_TABLES: list = []
+
+
+def new_id(table: dict, key) -> int:
+    """The id of ``key`` in ``table`` (an ``id_table``), made on a miss."""
+    if len(_IDS) >= _MAX_IDS:
+        clear_ids()
+    i = table.setdefault(key, _next_id())
+    _IDS[(id(table), key)] = i  # counts towards the limit
+    return i
+
+
+def clear_ids() -> None:
+    _IDS.clear()
+    _BUFFER_IDS.clear()
+    for t in _TABLES:
+        t.clear()
+
+
+def derived_signature(table: dict, key, sig):
+    """The signature of a node with one source whose signature is ``sig``, ``key``
+    (the source's id and what else sets the result apart) naming it in ``table``
+    (a recording fast path's ``id_table``)."""
+    if sig is None:
+        return None
+    i = table.get(key)
+    if i is None:
+        i = new_id(table, key)
+    e = sig[2]
+    return (i, sig[1], e if e != NEVER else EPOCH)
+
+
+def evaluated(node: Node, value: Any, leaf: Any = None) -> None:
+    """Give a computed node its value: from here on it is a leaf (``leaf``: its
+    ``leaf_id`` when the caller knows it)."""
+    global EPOCH
+    node.value = value
+    node.sig = (leaf or leaf_id(node.op, node.dtype, node.shape), (value,), NEVER)
+    EPOCH += 1
 
 
 def toposort(outputs: Iterable[Node]) -> list[Node]:

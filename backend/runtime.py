@@ -230,10 +230,14 @@ def _coalesce(sizes, accs, store, n_out):
 
 def pack_scalars(sched: Schedule, nodes: list) -> bytes:
     """The scalar slots of a run, each value stored in its dtype."""
-    buf = bytearray(SCALAR_SLOT * max(len(sched.scalars), 1))
-    for s, j in enumerate(sched.scalars):
-        n = nodes[j]
-        raw = np.asarray(n.value, dtype=n.dtype.np).tobytes()
+    return pack_values([(nodes[j].value, nodes[j].dtype) for j in sched.scalars])
+
+
+def pack_values(scalars: list) -> bytes:
+    """The scalar slots holding ``scalars`` ((value, dtype) pairs), in order."""
+    buf = bytearray(SCALAR_SLOT * max(len(scalars), 1))
+    for s, (v, d) in enumerate(scalars):
+        raw = np.asarray(v, dtype=d.np).tobytes()
         buf[SCALAR_SLOT * s:SCALAR_SLOT * s + len(raw)] = raw
     return bytes(buf)
 

@@ -138,24 +138,27 @@ class Array:
         return _materialize()([self], what)[0]
 
     def _scalar(self, what: str):
-        if self._node.shape:
+        """The value of a 0-d array (a 0-d numpy array, or a scalar leaf's number)."""
+        n = self._node
+        if n.shape:
             raise TypeError(f"{what} needs a 0-d array, got shape {self.shape}")
-        return _materialize()([self], what)[0][()]
+        v = n.value
+        if v is None or n.op is Op.SCALAR:
+            v = (_materialize_fn or _materialize())([self], what)[0]
+        return v
 
     def __bool__(self) -> builtins.bool:
         return builtins.bool(self._scalar("bool()"))
 
     def __int__(self) -> int:
-        v = self._scalar("int()")
         if self._node.dtype in dt.COMPLEX_FLOATING:
             raise TypeError("int() of a complex array is not defined")
-        return int(v)
+        return int(self._scalar("int()"))
 
     def __float__(self) -> float:
-        v = self._scalar("float()")
         if self._node.dtype in dt.COMPLEX_FLOATING:
             raise TypeError("float() of a complex array is not defined; use real() first")
-        return float(v)
+        return float(self._scalar("float()"))
 
     def __complex__(self) -> complex:
         return complex(self._scalar("complex()"))
@@ -371,6 +374,8 @@ def _make_op(fn, reflected: builtins.bool, symbol: str, comparison: builtins.boo
             if type(other) in _FAST_OPERANDS:
                 return fn(other, self)
             return _binary_operand(fn, other, self, symbol)
+    elif hasattr(fn, "operator"):  # the function's own fast path, without a call around it
+        op = fn.operator(lambda self, other: _binary_operand(fn, self, other, symbol, comparison))
     else:
         def op(self, other):
             if type(other) in _FAST_OPERANDS:

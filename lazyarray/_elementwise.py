@@ -17,7 +17,9 @@ import numpy as np
 from . import _dtypes as dt
 from ._array_object import Array, foreign_array_error, is_foreign_array, record
 from ._manipulation import broadcast_shapes, broadcast_to, cast, check_array
-from .backend.ir import Node, Op
+from .backend import ir
+from .backend.ir import NEVER as _NEVER, Node, Op
+from .backend.ir import derived_signature as derived
 
 _object_new = object.__new__
 _SCALAR = Op.SCALAR
@@ -205,14 +207,17 @@ def _scalar_fast(value, dtype: dt.DType):
 
 def _make_unary(name: str, op: Op, category: str, result: str):
     results = _results(category, result)
+    ids = ir.id_table()
 
     def fn(x: Array, /) -> Array:
         if type(x) is Array:
             node = x._node
             rd = results.get(node.dtype)
             if rd is not None:
+                sig = node.sig  # the result follows from op and source: the id from those
                 out = _object_new(Array)
-                out._node = Node(op, rd, node.shape, (node,))
+                out._node = Node(op, rd, node.shape, (node,), None, None,
+                                 sig and derived(ids, sig[0], sig))
                 return out
         _check_category(name, category, check_array(x, name).dtype)
         return record(op, _result_dtype(result, x.dtype), x._node.shape, (x._node,))
@@ -223,35 +228,56 @@ def _make_unary(name: str, op: Op, category: str, result: str):
 
 def _make_binary(name: str, op: Op, category: str, result: str):
     results = _results(category, result)
+    ids = ir.id_table()
 
-    def fn(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:
-        # Fast path (inline: it runs for nearly every operator); None: the general path.
-        if type(x1) is Array:
-            n1 = x1._node
-            d = n1.dtype
-            shape = n1.shape
-            if type(x2) is Array:
+    def fast(fallback):
+        """The function with its fast path, calling ``fallback`` for anything else."""
+        def fn(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:
+            # Fast path (inline: it runs for nearly every operator).
+            if type(x1) is Array:
+                n1 = x1._node
+                d = n1.dtype
+                shape = n1.shape
+                if type(x2) is Array:
+                    n2 = x2._node
+                    if n2.dtype is not d or n2.shape != shape:
+                        n2 = None
+                elif type(x2) is float and d in _FLOATING:
+                    n2 = Node(_SCALAR, d, (), (), None, x2)
+                else:
+                    n2 = _scalar_fast(x2, d)
+            elif type(x2) is Array:
                 n2 = x2._node
-                if n2.dtype is not d or n2.shape != shape:
-                    n2 = None
-            elif type(x2) is float and d in _FLOATING:
-                n2 = Node(_SCALAR, d, (), (), None, x2)
+                d = n2.dtype
+                shape = n2.shape
+                n1 = _scalar_fast(x1, d)
             else:
-                n2 = _scalar_fast(x2, d)
-        elif type(x2) is Array:
-            n2 = x2._node
-            d = n2.dtype
-            shape = n2.shape
-            n1 = _scalar_fast(x1, d)
-        else:
-            n1 = None
-        if n1 is not None and n2 is not None:
-            rd = results.get(d)
-            if rd is not None:
-                out = _object_new(Array)
-                out._node = Node(op, rd, shape, (n1, n2))
-                return out
-        return _general(x1, x2)
+                n1 = None
+            if n1 is not None and n2 is not None:
+                rd = results.get(d)
+                if rd is not None:
+                    # ir.signature, inline: the result follows from op and sources
+                    sig, s2 = n1.sig, n2.sig
+                    if sig is not None and s2 is not None:
+                        k1, leaves, e = sig
+                        k2, l2, e2 = s2
+                        if l2 is not leaves:
+                            leaves, where = ir.merge_leaves(leaves, l2)
+                            k2 = (k2, where)
+                        key = (k1, k2)
+                        i = ids.get(key)
+                        if i is None:
+                            i = ir.new_id(ids, key)
+                        if e2 < e:
+                            e = e2
+                        sig = (i, leaves, e if e != _NEVER else ir.EPOCH) if leaves else None
+                    else:
+                        sig = None
+                    out = _object_new(Array)
+                    out._node = Node(op, rd, shape, (n1, n2), None, None, sig)
+                    return out
+            return fallback(x1, x2)
+        return fn
 
     def _general(x1, x2) -> Array:
         (n1, n2), dtype, shape = _operands(name, category, x1, x2)
@@ -263,8 +289,10 @@ def _make_binary(name: str, op: Op, category: str, result: str):
             n1, n2 = (scalar_node(n.value, dtype) if n.op is Op.SCALAR
                       else cast(Array._new(n), dtype)._node for n in (n1, n2))
         return record(op, _result_dtype(result, dtype), shape, (n1, n2))
+    fn = fast(_general)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` (array API standard); input dtype: {category}."
+    fn.operator = fast  # Array's operators: the same fast path, their own fallback
     return fn
 
 
@@ -283,13 +311,39 @@ def pow(x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:  # noqa
     Integer powers with negative exponents give 1 for a base of 1, +-1 for
     -1 and 0 otherwise (numpy raises; JAX gives the same as lazyarray).
     """
-    # Not for complex 2+0j: that may promote the result to a complex dtype.  For a
-    # complex base, z*z is also what numpy's power computes for an exponent of 2.
-    if isinstance(x1, Array) and type(x2) in (int, float) and x2 == 2:
-        d = x1._node.dtype
-        if d in dt.NUMERIC and (isinstance(x2, int) or d in dt.FLOATING):
-            return _multiply(x1, x1)
+    if _squares(x1, x2):
+        return _multiply(x1, x1)
     return _pow_general(x1, x2)
+
+
+def _squares(x1, x2) -> bool:
+    """Whether ``x1 ** x2`` is ``x1 * x1``: an Array to a literal power 2.  Not for
+    complex 2+0j: that may promote the result to a complex dtype.  For a complex
+    base, z*z is also what numpy's power computes for an exponent of 2."""
+    if type(x2) in (int, float) and x2 == 2 and isinstance(x1, Array):
+        d = x1._node.dtype
+        return d in _FLOATING or (type(x2) is int and d in _NUMERIC)
+    return False
+
+
+_NUMERIC = frozenset(dt.NUMERIC)
+
+
+def _pow_operator(fallback):
+    """``pow.operator``: ``Array.__pow__`` with the literal-2 rule of ``pow``."""
+    power, square = _pow_general.operator(fallback), _multiply.operator(fallback)
+
+    def fn(x1, x2):  # x1 is the Array; _squares, inline
+        t = type(x2)
+        if (t is float or t is int) and x2 == 2:
+            d = x1._node.dtype
+            if d in _FLOATING or (t is int and d in _NUMERIC):
+                return square(x1, x1)
+        return power(x1, x2)
+    return fn
+
+
+pow.operator = _pow_operator
 
 
 def positive(x: Array, /) -> Array:

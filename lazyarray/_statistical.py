@@ -15,7 +15,10 @@ from . import _dtypes as dt
 from ._array_object import Array, record
 from ._manipulation import (broadcast_to, cast, check_array, concat, normalize_axes,
                             normalize_axis)
-from .backend.ir import Op
+from .backend import ir
+from .backend.ir import Node, Op
+
+_object_new = object.__new__
 
 Axis = Optional[Union[int, tuple]]
 
@@ -64,16 +67,34 @@ def _numeric(x: Array, fname: str, category: str = "real numeric") -> Array:
 
 
 # Fast path: a reduction over every axis in the input's own dtype goes straight to
-# ``reduce``; these are the dtypes for which the skipped checks would pass.
+# ``_reduce_all``; these are the dtypes for which the skipped checks would pass.
 _OWN_FLOATING = frozenset(dt.FLOATING)
 _OWN_REAL = frozenset(dt.REAL_NUMERIC)
+_ALL_AXES = [tuple(range(n)) for n in range(33)]
+_IDS = ir.id_table()
+
+
+def _reduce_all(op: Op, x: Array, keepdims: bool) -> Array:
+    """``reduce(op, x, None, keepdims, x.dtype)`` for input the fast paths checked."""
+    node = x._node
+    shape = node.shape
+    n = len(shape)
+    if not n or n >= len(_ALL_AXES):
+        return reduce(op, x, None, keepdims, node.dtype, op.value)
+    keepdims = bool(keepdims)
+    out = _object_new(Array)
+    sig = node.sig
+    out._node = Node(op, node.dtype, (1,) * n if keepdims else (), (node,),
+                     (_ALL_AXES[n], keepdims), None,
+                     sig and ir.derived_signature(_IDS, (op, sig[0], keepdims), sig))
+    return out
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in int64/uint64 unless ``dtype`` says otherwise."""
     if axis is None and dtype is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        return reduce(Op.SUM, x, None, keepdims, x._node.dtype, "sum")
+        return _reduce_all(Op.SUM, x, keepdims)
     _numeric(x, "sum", "numeric")
     return reduce(Op.SUM, x, axis, keepdims, _accumulator_dtype(x, dtype, "sum"), "sum")
 
@@ -88,7 +109,7 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Maximum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
     if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
-        return reduce(Op.MAX, x, None, keepdims, x._node.dtype, "max")
+        return _reduce_all(Op.MAX, x, keepdims)
     _numeric(x, "max")
     return reduce(Op.MAX, x, axis, keepdims, x.dtype, "max")
 
@@ -96,7 +117,7 @@ def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
 def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Minimum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
     if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
-        return reduce(Op.MIN, x, None, keepdims, x._node.dtype, "min")
+        return _reduce_all(Op.MIN, x, keepdims)
     _numeric(x, "min")
     return reduce(Op.MIN, x, axis, keepdims, x.dtype, "min")
 
@@ -104,7 +125,7 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating-point input); NaN for an empty reduction."""
     if axis is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        return reduce(Op.MEAN, x, None, keepdims, x._node.dtype, "mean")
+        return _reduce_all(Op.MEAN, x, keepdims)
     _numeric(x, "mean", "floating")
     return reduce(Op.MEAN, x, axis, keepdims, x.dtype, "mean")
 
