@@ -22,6 +22,7 @@ from .schedule import Schedule, kernel_entries, schedule
 
 MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt, not recompiled
 MAX_CODE = 2048     # loaded programs; an evicted one is reloaded from disk or recompiled
+QUICK = "~quick"    # disk-cache key suffix of quick code (see tiering.py)
 
 
 # Op parameters that change the schedule or the code go into the structural key;
@@ -224,7 +225,7 @@ class ProgramCache:
         self._inflight: dict = {}
         self._shared: dict = {}  # symbol -> address of a routine loaded for good
         self._shared_lock = threading.Lock()
-        self.hits = self.misses = self.disk_hits = 0
+        self.hits = self.misses = self.disk_hits = self.upgrades = 0
         self._diskcache = False  # resolved on the first compile
         self.compile_seconds = 0.0
         self.listeners: list[Callable] = []
@@ -308,9 +309,20 @@ class ProgramCache:
         """(Compiled, compile seconds or None when loaded from the disk cache)."""
         # llvmlite is imported on the first compile: importing lazyarray stays cheap; the
         # code generator only when something is compiled (not for a disk-cache hit).
-        from . import llvm
+        from . import llvm, tiering
         t0 = time.perf_counter()
         gen = llvm.codegen()
+        module, link = self._program_parts(gen, name, sched)
+        compiled, seconds, quick = self._object(gen, name, module, link, tiering.enabled())
+        if quick:
+            compiled.upgrade_job = partial(self._upgrade, name, sched)
+        if seconds is None:
+            return compiled, None
+        compiled.seconds = seconds
+        return compiled, time.perf_counter() - t0
+
+    def _program_parts(self, gen, name: str, sched: Schedule) -> tuple:
+        """(a function making the IR of ``sched``'s program, one linking its object)."""
         n_native = sum(1 for kind, _ in sched.stages if kind == "native")
         kernels = tuple(kernel_entries(sched))
         imports = self._imports(gen, sched)
@@ -318,14 +330,21 @@ class ProgramCache:
         def module() -> str:
             from . import codegen as cg
             return cg.ModuleBuilder(name, gen.vector_variants).build(sched)
+        return module, lambda obj: gen.load(obj, name, n_native, kernels, imports)
 
-        compiled, seconds = self._object(gen, name, module,
-                                         lambda obj: gen.load(obj, name, n_native, kernels,
-                                                              imports))
-        if seconds is None:
-            return compiled, None
-        compiled.seconds = seconds
-        return compiled, time.perf_counter() - t0
+    def _upgrade(self, name: str, sched: Schedule, compiled) -> None:
+        """Compile ``sched``'s program in full and install it in ``compiled`` (quick
+        code of it); on the tiering thread (see tiering.py)."""
+        from . import llvm
+        gen = llvm.codegen()
+        module, link = self._program_parts(gen, name, sched)
+        obj, _ = gen.compile(module())
+        compiled.upgrade(link(obj))
+        disk = self._disk(gen)
+        if disk:
+            disk.store_later(name, obj)
+        with self.lock:
+            self.upgrades += 1
 
     def _imports(self, gen, sched: Schedule) -> dict:
         """Symbol -> address of the shared routines ``sched``'s code calls (the GEMM
@@ -341,27 +360,31 @@ class ProgramCache:
                 if addr is None:
                     addr = self._shared[sym] = self._object(
                         gen, sym, partial(matmul.gemm_module, dtype),
-                        partial(gen.load_shared, sym))[0]
+                        partial(gen.load_shared, sym))[0]  # never quick: compiled once
             out[sym] = addr
         return out
 
-    def _object(self, gen, key: str, module: Callable[[], str], link: Callable):
-        """(``link(object code)``, compile seconds or None): the object code of ``key``
-        from the disk cache, else compiled from ``module()`` and stored there.  A
-        damaged or foreign entry (``link`` raises ValueError or RuntimeError) is
-        discarded and compiled again."""
+    def _object(self, gen, key: str, module: Callable[[], str], link: Callable,
+                quick: bool = False):
+        """(``link(object code)``, compile seconds or None, whether it is quick code):
+        the object code of ``key`` from the disk cache, else compiled from ``module()``
+        and stored there.  With ``quick``, quick code will do (see tiering.py): the
+        optimised entry is taken if there is one, else the quick one, else quick code
+        is compiled.  A damaged or foreign entry (``link`` raises ValueError or
+        RuntimeError) is discarded and compiled again."""
         disk = self._disk(gen)
-        obj = disk.load(key) if disk else None
-        if obj is not None:
-            try:
-                return link(obj), None
-            except (ValueError, RuntimeError):
-                disk.discard(key)
-        obj, seconds = gen.compile(module())
+        for k, is_quick in ((key, False), (key + QUICK, True))[:1 + quick]:
+            obj = disk.load(k) if disk else None
+            if obj is not None:
+                try:
+                    return link(obj), None, is_quick
+                except (ValueError, RuntimeError):
+                    disk.discard(k)
+        obj, seconds = gen.compile(module(), quick)
         linked = link(obj)
         if disk:
-            disk.store(key, obj)
-        return linked, seconds
+            disk.store_later(key + QUICK if quick else key, obj)
+        return linked, seconds, quick
 
     def ir_text(self, sched: Schedule) -> str:
         """The LLVM IR of a schedule's program, as it is compiled."""
@@ -380,7 +403,8 @@ class ProgramCache:
     def info(self) -> dict:
         with self.lock:
             return {"hits": self.hits, "misses": self.misses, "disk_hits": self.disk_hits,
-                    "entries": len(self.code.data), "compile_seconds": self.compile_seconds}
+                    "entries": len(self.code.data), "compile_seconds": self.compile_seconds,
+                    "upgrades": self.upgrades}
 
     def clear(self) -> None:
         """Forget schedules, bound runners and loaded code not held elsewhere."""

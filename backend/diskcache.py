@@ -9,12 +9,17 @@ target triple, CPU name and features, the libmvec variants in use).  A file is
 a magic tag, the SHA-256 of the object code and the object code; it is written
 to a temporary file and renamed into place, so readers never see half a file,
 and a truncated, corrupt or foreign file is ignored (and replaced).
+Writes happen on a background thread (a first call does not wait for the
+disk); the process waits for pending writes when it exits.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import queue
 import tempfile
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -48,6 +53,10 @@ class DiskCache:
             return None
         return obj
 
+    def store_later(self, key: str, obj: bytes) -> None:
+        """``store`` on the background writer."""
+        _WRITER.submit(self.store, key, obj)
+
     def store(self, key: str, obj: bytes) -> None:
         """Write ``obj`` for ``key`` atomically; a failure only means no cache entry."""
         path = self._path(key)
@@ -69,6 +78,40 @@ class DiskCache:
             self._path(key).unlink()
         except OSError:
             pass
+
+
+class _Writer:
+    """One daemon thread running queued writes in order; ``flush`` waits for them."""
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue = queue.Queue()
+        self.lock = threading.Lock()
+        self.thread: Optional[threading.Thread] = None
+
+    def submit(self, fn, *args) -> None:
+        with self.lock:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="lazyarray-disk-cache",
+                                               daemon=True)
+                self.thread.start()
+                atexit.register(self.flush)
+        self.queue.put((fn, args))
+
+    def _run(self) -> None:
+        while True:
+            fn, args = self.queue.get()
+            try:
+                fn(*args)
+            finally:
+                self.queue.task_done()
+
+    def flush(self) -> None:
+        """Wait until every write submitted so far is done."""
+        self.queue.join()
+
+
+_WRITER = _Writer()
+flush = _WRITER.flush
 
 
 def directory() -> Optional[Path]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import re
 import threading
+import weakref
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -125,6 +126,7 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
     if sorted(arg_specs) != list(range(n_args)):
         return None
     words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg)
+    runner.doors.append(weakref.ref(words))
     sig = (n_args, tuple(len(arg_specs[i][2]) for i in range(n_args)),
            tuple(s if isinstance(s, int) else "c" for s in sources),
            tuple(len(shape) for shape, _ in runner.allocs), out - sched.n_inputs, scal_arg)
@@ -133,6 +135,14 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
         return None
     # self: (descriptor, everything the addresses in it point into)
     return tr.new(ctypes.addressof(md), (words, keep, md), None)
+
+
+def retarget(runner) -> None:
+    """Point the front doors of ``runner`` at its current entry function."""
+    for ref in runner.doors:
+        words = ref()
+        if words is not None and runner.only is not None:
+            words[_ENTRY] = ctypes.cast(runner.only, ctypes.c_void_p).value
 
 
 def _descriptor(runner, sources, arg_specs, tr, scal_arg) -> tuple:

@@ -24,13 +24,19 @@ import ctypes.util
 import itertools
 import threading
 import time
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
 from . import worker
 
 OPT_LEVEL = 3       # the target machine's (code generation) level
+# Quick machine code (tiered compilation, see tiering.py): the same optimised IR,
+# emitted at code-generation level 0 (fast instruction selection and register
+# allocation): an 8-op chain's code generation takes 3 ms instead of 8, and its
+# kernels run 0-15% slower until the fully optimised code replaces them.
+QUICK_OPT_LEVEL = 0
 # The IR pass pipeline.  O2 vectorises (loops and SLP) like O3 and compiles about
 # 0.3 ms faster; kernels measured (benchmarks, strided, 2-D, gathers) run as fast.
 PIPELINE_LEVEL = 2
@@ -51,11 +57,14 @@ ENGINE_LIBRARIES = 256
 _VECTOR_WIDTHS = {"avx512f": (("e", 8), ("d", 4)), "avx2": (("d", 4),)}
 
 
-@dataclass
+@dataclass(eq=False)
 class Compiled:
     """A compiled program: its entry functions (one per native stage).
 
     Holding it keeps the code loaded; whoever calls ``cfuncs`` must hold it.
+    Quick code (``upgrade_job`` set) is replaced in place by optimised code
+    (``upgrade``); the replaced code stays loaded as long as this object, as a
+    caller may still be inside it.
     """
 
     cfuncs: list
@@ -63,6 +72,35 @@ class Compiled:
     tracker: object = None  # the library's resource tracker: unloads the code when freed
     kernel_funcs: dict = None  # kernel number -> its own entry, for kernels sharing a stage
     engine: object = None   # the engine the library lives in (kept alive with it)
+    # quick code: job(self) compiling and installing the optimised code (see tiering.py)
+    upgrade_job: object = None
+    users: weakref.WeakSet = field(default_factory=weakref.WeakSet)  # runners to refresh
+    retired: list = field(default_factory=list)  # replaced code, kept loaded
+
+    def add_user(self, runner) -> None:
+        """Have ``runner.refresh()`` called when the code is upgraded."""
+        with _USERS_LOCK:
+            self.users.add(runner)
+
+    def request_upgrade(self) -> None:
+        """Queue the optimised compile of quick code (once; no-op otherwise)."""
+        if self.upgrade_job is not None:
+            from . import tiering
+            tiering.submit(self)
+
+    def upgrade(self, better: "Compiled") -> None:
+        """Run ``better``'s code from now on, in every runner using this program."""
+        self.retired.append((self.cfuncs, self.kernel_funcs, self.tracker, self.engine))
+        self.kernel_funcs, self.tracker, self.engine = \
+            better.kernel_funcs, better.tracker, better.engine
+        self.cfuncs = better.cfuncs
+        with _USERS_LOCK:
+            users = list(self.users)
+        for runner in users:
+            runner.refresh()
+
+
+_USERS_LOCK = threading.Lock()
 
 
 class Codegen:
@@ -77,6 +115,8 @@ class Codegen:
         target = llvm.Target.from_triple(self.triple)
         self.tm = target.create_target_machine(cpu=self.cpu, features=self.features,
                                                opt=OPT_LEVEL, jit=True)
+        self._target = target
+        self._tm_quick = None  # made on the first quick compile
         self.data_layout = str(self.tm.target_data)
         # For libraries kept for the process's life (dispatch's trampolines): programs go
         # into engines of their own (see _link_engine), so these never pin one of those.
@@ -87,7 +127,9 @@ class Codegen:
         self._program_engine = llvm.create_lljit_compiler(self.tm)
         self._engine_links = 0       # programs linked into it
         self._libraries = itertools.count()  # a library name is never reused
-        self._call_heavy = None   # the options in use, once own_options was called
+        self._call_heavy = False  # whether CALL_HEAVY_OPTIONS are set (else LLVM's defaults)
+        self._own_options = False  # see own_options
+        self._pipeline_lock = threading.Lock()  # the options hold for one pipeline run
         self.lock = threading.Lock()
         self.vector_variants = self._load_libmvec()
         self._fingerprint = self._compute_fingerprint()
@@ -132,7 +174,8 @@ class Codegen:
         return diskcache.fingerprint(llvmlite.__version__, str(llvm.llvm_version_info),
                                      self.triple, self.cpu, self.features,
                                      repr(sorted(self.vector_variants.items())),
-                                     str((OPT_LEVEL, PIPELINE_LEVEL, CALL_HEAVY_OPTIONS)))
+                                     str((OPT_LEVEL, QUICK_OPT_LEVEL, PIPELINE_LEVEL,
+                                          CALL_HEAVY_OPTIONS)))
 
     def optimize(self, ir_text: str):
         """Parse, verify, run the optimisation pipeline, verify: (module, seconds)."""
@@ -142,29 +185,43 @@ class Codegen:
         mod.data_layout = self.data_layout
         mod.verify()
         _inline_early(mod, ir_text)
-        if self._call_heavy is not None:
-            self._tune(ir_text)
         t1 = time.perf_counter()
         pto = llvm.create_pipeline_tuning_options(speed_level=PIPELINE_LEVEL)
         pto.loop_vectorization = True
         pto.slp_vectorization = True
         pb = llvm.create_pass_builder(self.tm, pto)
-        pb.getModulePassManager().run(mod, pb)
+        with self._pipeline_lock:
+            self._tune(_is_call_heavy(ir_text))
+            try:
+                pb.getModulePassManager().run(mod, pb)
+            finally:
+                if not self._own_options:
+                    self._tune(False)
         mod.verify()
         return mod, {"parse": t1 - t0, "optimize": time.perf_counter() - t1}
 
-    def compile(self, ir_text: str) -> tuple:
+    def compile(self, ir_text: str, quick: bool = False) -> tuple:
         """Optimise ``ir_text`` and emit machine code: (object bytes, seconds), in the
-        compile worker when one is ready (see worker.py), else here."""
-        return self._pool.compile(ir_text) if self._pool else self.compile_here(ir_text)
+        compile worker when one is ready (see worker.py), else here.  ``quick``:
+        emit the machine code at ``QUICK_OPT_LEVEL``."""
+        if self._pool:
+            return self._pool.compile(ir_text, quick)
+        return self.compile_here(ir_text, quick)
 
-    def compile_here(self, ir_text: str) -> tuple:
+    def compile_here(self, ir_text: str, quick: bool = False) -> tuple:
         """``compile`` in this process."""
         mod, seconds = self.optimize(ir_text)
         t0 = time.perf_counter()
-        obj = self.tm.emit_object(mod)
+        obj = (self._quick_machine() if quick else self.tm).emit_object(mod)
         seconds["codegen"] = time.perf_counter() - t0
         return obj, seconds
+
+    def _quick_machine(self):
+        with self.lock:
+            if self._tm_quick is None:
+                self._tm_quick = self._target.create_target_machine(
+                    cpu=self.cpu, features=self.features, opt=QUICK_OPT_LEVEL, jit=True)
+            return self._tm_quick
 
     def load(self, obj: bytes, entry: str, n_entries: int, kernels: tuple = (),
              imports: dict | None = None) -> Compiled:
@@ -223,16 +280,16 @@ class Codegen:
         return self._program_engine
 
     def own_options(self) -> None:
-        """Tune LLVM's options per module (``CALL_HEAVY_OPTIONS``).  They are
-        process-wide: only for a process whose LLVM is ours alone (the compile
-        worker), as they would change the code other llvmlite users (numba) make."""
-        self._call_heavy = False  # LLVM's defaults are in use
+        """Leave ``CALL_HEAVY_OPTIONS`` set between compiles: for a process whose LLVM
+        is ours alone (the compile worker).  Elsewhere they are LLVM's defaults again
+        after each pipeline run: the options are process-wide, and other llvmlite
+        users (numba) should not compile with ours."""
+        self._own_options = True
 
-    def _tune(self, ir_text: str) -> None:
-        """Set ``CALL_HEAVY_OPTIONS`` for ``ir_text``'s module: their first values when
-        every internal function (kernel, helper) calls vector math, else LLVM's."""
-        kernels = [d for d in ir_text.split("\ndefine ")[1:] if d.startswith("internal ")]
-        heavy = bool(kernels) and all(_VECTOR_MATH in d for d in kernels)
+    def _tune(self, heavy: bool) -> None:
+        """Set ``CALL_HEAVY_OPTIONS`` to their first values (``heavy``) or LLVM's.  The
+        same module gets the same options in the worker and in-process, so its code
+        (and the rounding of its reductions) does not depend on where it compiled."""
         if heavy != self._call_heavy:
             for option, values in CALL_HEAVY_OPTIONS.items():
                 llvm.set_option("lazyarray", f"{option}={values[0 if heavy else 1]}")
@@ -259,6 +316,12 @@ def _inline_early(mod, ir_text: str) -> None:
 
 # The call-site attribute codegen gives a call that has libmvec variants.
 _VECTOR_MATH = '"vector-function-abi-variant"'
+
+
+def _is_call_heavy(ir_text: str) -> bool:
+    """Whether every internal function (kernel, helper) of a module calls vector math."""
+    kernels = [d for d in ir_text.split("\ndefine ")[1:] if d.startswith("internal ")]
+    return bool(kernels) and all(_VECTOR_MATH in d for d in kernels)
 
 
 # entry(buffer pointers, meta, scalars, error record) -> error code

@@ -255,23 +255,36 @@ class Runner:
     """
 
     __slots__ = ("compiled", "steps", "only", "meta", "meta_addr", "scal", "scal_addr",
-                 "allocs", "in_shapes", "outputs", "schedule", "door", "runs")
+                 "allocs", "in_shapes", "outputs", "schedule", "door", "runs", "bound",
+                 "doors", "__weakref__")
 
     def __init__(self, compiled, sched: Schedule, bound: Bound, scalars: bytes) -> None:
         self.compiled = compiled  # keeps the code loaded while this runner exists
         self.meta = bound.meta
         self.meta_addr = bound.meta.ctypes.data
-        self.steps = _steps(compiled, sched, bound, threads.num_threads())
-        # the common case, one entry call, takes a shorter path
-        self.only = self.steps[0] if len(self.steps) == 1 and _is_entry(self.steps[0]) else None
+        self.bound = bound
+        self.schedule = sched
+        self.doors: list = []  # weak references to the descriptors of its front doors
+        compiled.add_user(self)  # upgraded code reaches it through refresh()
+        self._take_code()
         self.scal = np.frombuffer(bytearray(scalars), dtype=np.uint8)
         self.scal_addr = self.scal.ctypes.data
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
                        for slot in range(sched.n_inputs, len(sched.buffers))]
         self.in_shapes = bound.shapes[:sched.n_inputs]
         self.outputs = sched.outputs
-        self.schedule = sched
         self.door, self.runs = None, 0  # the native front door, from the second run on
+
+    def _take_code(self) -> None:
+        steps = _steps(self.compiled, self.schedule, self.bound, threads.num_threads())
+        # the common case, one entry call, takes a shorter path
+        self.steps, self.only = steps, steps[0] if len(steps) == 1 and _is_entry(steps[0]) \
+            else None
+
+    def refresh(self) -> None:
+        """Run the program's current code from now on (after ``Compiled.upgrade``)."""
+        self._take_code()
+        dispatch.retarget(self)
 
     def __call__(self, inputs, scalars: bytes | None = None) -> list:
         """Run once on C-contiguous ``inputs`` (numpy arrays, one per input slot);
@@ -284,7 +297,8 @@ class Runner:
                 return [out]
         elif self.runs < 2:
             self.runs += 1
-            if self.runs == 2:
+            if self.runs == 2:  # it runs again: worth its optimised code and a front door
+                self.compiled.request_upgrade()
                 self._open_door(scalars is not None)
         bufs = list(inputs)
         for shape, dtype in self.allocs:

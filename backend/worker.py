@@ -9,7 +9,8 @@ compile and compiles in-process until the worker is ready, and whenever it is
 not (died, being replaced, or turned off with ``LAZYARRAY_COMPILE_WORKER=0``).
 
 Protocol (binary, over the child's stdin/stdout): the child writes ``READY\\n``
-once LLVM is initialised; a request is a 4-byte length and the IR text; a
+once LLVM is initialised; a request is a 4-byte length, a byte (1: quick
+machine code, see ``llvm.Codegen.compile``) and the IR text; a
 reply is a status byte (``0`` ok, ``1`` error), three float64 timings and a
 4-byte length with the object code (or the error text).
 """
@@ -54,11 +55,11 @@ class Worker:
             self.ready = self.proc.stdout.readline() == b"READY\n"
         return self.ready
 
-    def compile(self, ir_text: str) -> tuple:
+    def compile(self, ir_text: str, quick: bool = False) -> tuple:
         """(object code, seconds); raises RuntimeError if the worker fails."""
         data = ir_text.encode()
         try:
-            self.proc.stdin.write(struct.pack("<I", len(data)) + data)
+            self.proc.stdin.write(struct.pack("<IB", len(data), quick) + data)
             self.proc.stdin.flush()
             head = _read(self.proc.stdout, _REPLY.size)
             status, parse, opt, gen, n = _REPLY.unpack(head)
@@ -92,22 +93,22 @@ def _read(f, n: int) -> bytes:
 class Pool:
     """Routes compiles to a ready worker, else to ``fallback`` (in-process)."""
 
-    def __init__(self, fallback: Callable[[str], tuple]) -> None:
+    def __init__(self, fallback: Callable[[str, bool], tuple]) -> None:
         self.fallback = fallback
         self.lock = threading.Lock()
         self.current: Optional[Worker] = None
         self.next: Optional[Worker] = None
         self.failures = 0
 
-    def compile(self, ir_text: str) -> tuple:
+    def compile(self, ir_text: str, quick: bool = False) -> tuple:
         w = self._ready_worker()
         if w is not None:
             try:
                 with self.lock:
-                    return w.compile(ir_text)
+                    return w.compile(ir_text, quick)
             except RuntimeError:
                 self._drop(w)
-        return self.fallback(ir_text)
+        return self.fallback(ir_text, quick)
 
     def _ready_worker(self) -> Optional[Worker]:
         with self.lock:
@@ -153,12 +154,12 @@ def serve() -> None:
     out.flush()
     while True:
         try:
-            (n,) = struct.unpack("<I", _read(src, 4))
+            n, quick = struct.unpack("<IB", _read(src, 5))
             text = _read(src, n).decode()
         except EOFError:
             return
         try:
-            obj, s = gen.compile_here(text)
+            obj, s = gen.compile_here(text, bool(quick))
             out.write(_REPLY.pack(0, s["parse"], s["optimize"], s["codegen"], len(obj)) + obj)
         except Exception as e:  # the parent gets the message and compiles in-process
             msg = f"{type(e).__name__}: {e}".encode()

@@ -184,11 +184,13 @@ class CacheInfo(NamedTuple):
     disk_hits: int
     entries: int
     compile_seconds: float
+    upgrades: int = 0  # quick code replaced by optimised code (backend/tiering.py)
 
 
 def compile_cache_info() -> CacheInfo:
-    """Hits, misses (LLVM compiles), programs loaded from the disk cache, entries
-    and total compile seconds so far."""
+    """Hits, misses (LLVM compiles), programs loaded from the disk cache, entries,
+    total compile seconds so far, and upgrades of quick code to optimised code
+    (background compiles of programs that ran again, see backend/tiering.py)."""
     return CacheInfo(**PROGRAMS.info())
 
 

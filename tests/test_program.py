@@ -317,7 +317,8 @@ def test_prepare_accepts_placeholder_specs():
 
 def test_compile_cache_info_fields():
     info = xp.compile_cache_info()
-    assert set(info._fields) == {"hits", "misses", "disk_hits", "entries", "compile_seconds"}
+    assert set(info._fields) == {"hits", "misses", "disk_hits", "entries", "compile_seconds",
+                                 "upgrades"}
     assert info.misses >= 0 and info.compile_seconds >= 0.0
 
 
