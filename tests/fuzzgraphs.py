@@ -274,7 +274,12 @@ def _fin(t: np.ndarray) -> np.ndarray:
 def _spacing(ref: np.ndarray) -> np.ndarray:
     """One unit in the last place of each element (float64), per part for complex."""
     if ref.dtype.kind == "c":
-        mag = np.maximum(np.abs(ref.real), np.abs(ref.imag))
+        re, im = np.abs(ref.real), np.abs(ref.imag)
+        mag = np.maximum(re, im)
+        # An infinite part next to a finite nonzero one (log10(-inf + 1j) = inf + pi/ln(10) j):
+        # the finite part is rounded like any result; a zero part stays exact (its sign
+        # is a special case of the standard).
+        mag = np.where(np.isinf(re) & (im != 0), im, np.where(np.isinf(im) & (re != 0), re, mag))
     else:
         mag = np.abs(ref)
     with np.errstate(all="ignore"):
