@@ -313,7 +313,11 @@ class ProgramCache:
         t0 = time.perf_counter()
         gen = llvm.codegen()
         module, link = self._program_parts(gen, name, sched)
-        compiled, seconds, quick = self._object(gen, name, module, link, tiering.enabled())
+        tiering.busy()
+        try:
+            compiled, seconds, quick = self._object(gen, name, module, link, tiering.enabled())
+        finally:
+            tiering.busy()
         if quick:
             compiled.upgrade_job = partial(self._upgrade, name, sched)
         if seconds is None:

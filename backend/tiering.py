@@ -7,8 +7,10 @@ of the time.  When a runner of that program runs a second time it asks for an
 upgrade: a background thread compiles the same IR with full code generation,
 links it, stores it in the disk cache and swaps it into the ``Compiled``
 object, whose runners (and their native front doors) switch to it.  Programs
-that run once never pay for the second compile.  ``LAZYARRAY_TIERED=0`` turns
-tiering off: every compile is a full one.
+that run once never pay for the second compile, and upgrades wait until no
+first compile has started or ended for ``QUIET`` seconds, so a burst of new
+programs (a test suite) does not queue behind them.  ``LAZYARRAY_TIERED=0``
+turns tiering off: every compile is a full one.
 
 An upgrade is not a cache miss: ``compile_cache_info().upgrades`` counts them.
 """
@@ -18,16 +20,26 @@ import atexit
 import os
 import queue
 import threading
+import time
 from typing import Optional
+
+QUIET = 0.05  # seconds without a first compile before an upgrade starts
 
 _queue: queue.Queue = queue.Queue()
 _lock = threading.Lock()
 _thread: Optional[threading.Thread] = None
 _stopping = False
+_last_busy = 0.0  # time.monotonic() of the last first compile's start or end
 
 
 def enabled() -> bool:
     return os.environ.get("LAZYARRAY_TIERED", "1").lower() not in ("0", "false", "off", "no")
+
+
+def busy() -> None:
+    """Note a first compile starting or ending: upgrades wait for quiet."""
+    global _last_busy
+    _last_busy = time.monotonic()
 
 
 def submit(compiled) -> None:
@@ -52,6 +64,11 @@ def _run() -> None:
             if item is None:
                 return
             job, compiled = item
+            while not _stopping:
+                wait = QUIET - (time.monotonic() - _last_busy)
+                if wait <= 0:
+                    break
+                time.sleep(wait)
             if not _stopping:
                 try:
                     job(compiled)
