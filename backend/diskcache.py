@@ -84,6 +84,11 @@ class _Writer:
     """One daemon thread running queued writes in order; ``flush`` waits for them."""
 
     def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        """Fresh state (also in a forked child, which has no writer thread)."""
         self.queue: queue.Queue = queue.Queue()
         self.lock = threading.Lock()
         self.thread: Optional[threading.Thread] = None

@@ -70,3 +70,12 @@ def run(calls: list) -> list:
     futures = [_pool.submit(c) for c in calls[1:]]
     first = calls[0]()
     return [first] + [f.result() for f in futures]
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of its parent's pool threads: start afresh."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -83,6 +83,15 @@ def flush() -> None:
     _queue.join()
 
 
+def _after_fork_in_child() -> None:
+    """A forked child has no tiering thread: start afresh."""
+    global _queue, _lock, _thread
+    _queue, _lock, _thread = queue.Queue(), threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _stop() -> None:
     """At exit: drop queued upgrades, wait for the one under way (it may be inside
     LLVM, which must not run while the interpreter shuts down)."""

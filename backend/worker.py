@@ -99,6 +99,12 @@ class Pool:
         self.current: Optional[Worker] = None
         self.next: Optional[Worker] = None
         self.failures = 0
+        os.register_at_fork(after_in_child=self._after_fork_in_child)
+
+    def _after_fork_in_child(self) -> None:
+        """The workers' pipes belong to the parent: a forked child starts its own."""
+        self.lock = threading.Lock()
+        self.current = self.next = None
 
     def compile(self, ir_text: str, quick: bool = False) -> tuple:
         w = self._ready_worker()
