@@ -197,6 +197,8 @@ class _Gemm:
                                    self._tile)
         self.direct = self._function("direct", [PTR, I64, I64, PTR, I64, PTR, I64, I64, I64, I64],
                                      self._direct)
+        self.gemv = self._function("gemv", [PTR, I64, PTR, PTR, I64, I64, I64], self._gemv)
+        self.vecmat = self._function("vecmat", [PTR, I64, PTR, I64, PTR, I64, I64], self._vecmat)
         self.fn = self._function(None, GEMM_ARGS, self._main, inline=not exported)
         if exported:
             self.fn.linkage = ""  # external: the symbol programs link against
@@ -286,6 +288,16 @@ class _Gemm:
         fits = [b.icmp_signed("<=", v, lim) for v in (M, N, K)]
         small = b.and_(b.and_(fits[0], fits[1]), b.and_(fits[2], b.icmp_signed("<=", mn, lim)))
         small = b.and_(small, b.icmp_signed("<=", b.mul(mn, K), lim))
+        one = self.c64(1)
+        # A matrix times a vector: the tiles above would leave most lanes idle.
+        gemv = b.and_(b.icmp_signed("==", N, one),
+                      b.and_(b.icmp_signed("==", sak, one), b.icmp_signed("==", sbk, one)))
+        with b.if_then(gemv):
+            b.call(self.gemv, [A, sam, B, C, scm, M, K])
+            b.ret_void()
+        with b.if_then(b.and_(b.icmp_signed("==", M, one), contiguous)):
+            b.call(self.vecmat, [A, sak, B, sbk, C, N, K])
+            b.ret_void()
         with b.if_else(b.and_(contiguous, small)) as (direct, packed):
             with direct:
                 b.call(self.direct, [A, sam, sak, B, sbk, C, scm, M, N, K])
@@ -345,6 +357,89 @@ class _Gemm:
             return []
 
         _for(b, _ceil_div(b, N, nr), [], col_tile)
+
+    # -- vector paths: one output column (N = 1) or one output row (M = 1)
+    _GEMV_ROWS, _GEMV_VECTORS = 4, 2  # rows at a time (memory streams), vectors per row
+    _VECMAT_ROWS = 4  # rows of B per pass over C's row
+
+    def _gemv(self, b, A, sam, B, C, scm, M, K):
+        """C[m, 0] = sum_k A[m, k] * B[k] (A rows and B contiguous): rows in blocks
+        (one B load serves a block; the rows stream from memory side by side), each a
+        dot product in vector accumulators (masked at the end) summed at the end.  Rows
+        past the last re-read it; their results are dropped."""
+        lanes, rr, u = self.t.lanes, self._GEMV_ROWS, self._GEMV_VECTORS
+        last = b.sub(M, self.c64(1))
+        reduce = self.mb.declare(f"llvm.vector.reduce.fadd.v{lanes}"
+                                 f"{'f32' if self.ty == F32 else 'f64'}", self.ty,
+                                 [self.ty, self.vec])
+
+        def block(b1, ib, _):
+            i0 = b1.mul(ib, self.c64(rr))
+            rows = [_min(b1, b1.add(i0, self.c64(r)), last) for r in range(rr)]
+            a_r = [self.at(b1, A, b1.mul(i, sam)) for i in rows]
+
+            def step(b2, s, acc):
+                out = list(acc)
+                for v in range(u):
+                    k = b2.add(b2.mul(s, self.c64(u * lanes)), self.c64(v * lanes))
+                    msk = self.mask(b2, b2.sub(K, k))
+                    xv = self.masked_load(b2, self.at(b2, B, k), msk)
+                    for r in range(rr):
+                        av = self.masked_load(b2, self.at(b2, a_r[r], k), msk)
+                        out[r * u + v] = self.fma(b2, av, xv, acc[r * u + v])
+                return out
+
+            acc = _for(b1, _ceil_div(b1, K, u * lanes), [self.zero_vec()] * (rr * u), step)
+            for r in range(rr):
+                vs = acc[r * u:(r + 1) * u]
+                while len(vs) > 1:
+                    vs = [b1.fadd(vs[i], vs[i + 1]) for i in range(0, len(vs), 2)]
+                total = b1.call(reduce, [ir.Constant(self.ty, -0.0), vs[0]])
+                with b1.if_then(b1.icmp_signed("<", b1.add(i0, self.c64(r)), M)) if r \
+                        else nullcontext():
+                    b1.store(total, self.at(b1, C, b1.mul(rows[r], scm)))
+            return []
+
+        _for(b, _ceil_div(b, M, rr), [], block)
+
+    def _vecmat(self, b, A, sak, B, sbk, C, N, K):
+        """C[0, n] = sum_k A[0, k] * B[k, n] (B rows and C contiguous): C's row takes one
+        row of B after another, ``_VECMAT_ROWS`` per pass over it, so B streams once
+        in order; each element is summed over k in order."""
+        lanes, kr = self.t.lanes, self._VECMAT_ROWS
+        nvec = _ceil_div(b, N, lanes)
+
+        def zero(b1, j, _):
+            n = b1.mul(j, self.c64(lanes))
+            self.masked_store(b1, self.zero_vec(), self.at(b1, C, n), self.mask(b1, b1.sub(N, n)))
+            return []
+        _for(b, nvec, [], zero)
+
+        def rows_pass(b1, k0, count: int):
+            """C += A[0, k] * B[k] for k in k0 .. k0 + count - 1."""
+            ks = [b1.add(k0, self.c64(r)) for r in range(count)]
+            a = [self.splat(b1, b1.load(self.at(b1, A, b1.mul(k, sak)), typ=self.ty)) for k in ks]
+            rows = [self.at(b1, B, b1.mul(k, sbk)) for k in ks]
+
+            def col(b2, j, _):
+                n = b2.mul(j, self.c64(lanes))
+                msk = self.mask(b2, b2.sub(N, n))
+                c = self.masked_load(b2, self.at(b2, C, n), msk)
+                for ar, row in zip(a, rows):
+                    c = self.fma(b2, ar, self.masked_load(b2, self.at(b2, row, n), msk), c)
+                self.masked_store(b2, c, self.at(b2, C, n), msk)
+                return []
+            _for(b1, nvec, [], col)
+
+        def block(b1, kb, _):
+            rows_pass(b1, b1.mul(kb, self.c64(kr)), kr)
+            return []
+        _for(b, b.sdiv(K, self.c64(kr)), [], block)
+
+        def rest(b1, r, _):
+            rows_pass(b1, b1.add(b1.mul(b1.sdiv(K, self.c64(kr)), self.c64(kr)), r), 1)
+            return []
+        _for(b, b.srem(K, self.c64(kr)), [], rest)
 
     def _store_masked(self, b, acc, mr, nv, c, scm, rows, masks):
         """Overwrite rows < ``rows`` of the tile at ``c`` (contiguous rows), lanes in

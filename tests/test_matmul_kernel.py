@@ -169,6 +169,29 @@ def test_vectors_and_batches(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_matrix_vector_paths(dtype):
+    """One output column (the gemv path: row blocks of 4, masked k tails) or one output
+    row (the vecmat path: 4 rows of B per pass, a k remainder), across their edges,
+    with strides that send them to the other paths, infinities and NaNs."""
+    rng = np.random.default_rng(11)
+    sizes = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 130]
+    for m, k in product(sizes, [1, 2, 3, 5, 8, 16, 17, 33, 100]):
+        a, x = rand(rng, (m, k), dtype), rand(rng, (k,), dtype)
+        assert_matmul_close(xp.asarray(a) @ xp.asarray(x), a, x)
+        assert_matmul_close(xp.asarray(x) @ xp.asarray(a.T.copy()), x, a.T.copy())
+        assert_matmul_close(xp.asarray(a) @ xp.asarray(x[:, None]), a, x[:, None])
+    a, x = rand(rng, (40, 50), dtype), rand(rng, (50,), dtype)
+    A = xp.asarray(a)
+    assert_matmul_close(xp.matrix_transpose(A) @ xp.asarray(a[:, 0].copy()), a.T, a[:, 0])
+    assert_matmul_close(xp.asarray(x[::-1].copy()) @ xp.matrix_transpose(A), x[::-1], a.T)
+    assert_matmul_close(A[:, ::2] @ xp.asarray(x[:25].copy()), a[:, ::2], x[:25])
+    a[3, 7], a[10, 0], x[49] = np.nan, np.inf, -np.inf
+    with np.errstate(invalid="ignore"):
+        assert_matmul_close(xp.asarray(a) @ xp.asarray(x), a, x)
+        assert_matmul_close(xp.asarray(x) @ xp.asarray(a.T.copy()), x, a.T.copy())
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_nan_and_inf_propagate(dtype):
     rng = np.random.default_rng(8)
     for m, n, k in [(5, 9, 4), (65, 40, 30), (300, 33, 300)]:
