@@ -260,6 +260,11 @@ class Op(enum.Enum):
 _O = Op
 LEAVES = frozenset({_O.PLACEHOLDER, _O.DATA, _O.SCALAR})
 _DATA, _SCALAR, _PLACEHOLDER = _O.DATA, _O.SCALAR, _O.PLACEHOLDER
+# Ops computed by a math-library call (libmvec or scalar libm): far costlier than arithmetic.
+TRANSCENDENTAL = frozenset({
+    _O.SIN, _O.COS, _O.TAN, _O.ASIN, _O.ACOS, _O.ATAN, _O.SINH, _O.COSH, _O.TANH, _O.ASINH,
+    _O.ACOSH, _O.ATANH, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10, _O.POW,
+    _O.ATAN2, _O.HYPOT, _O.LOGADDEXP})
 UNARY = frozenset({
     _O.ABS, _O.NEGATIVE, _O.SIGN, _O.SQRT, _O.EXP, _O.EXPM1, _O.LOG, _O.LOG1P, _O.LOG2, _O.LOG10,
     _O.SIN, _O.COS, _O.TAN, _O.ASIN, _O.ACOS, _O.ATAN, _O.SINH, _O.COSH, _O.TANH, _O.ASINH,

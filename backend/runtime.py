@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import abi, dispatch, threads
-from .ir import Op, evaluate_dim
+from .ir import TRANSCENDENTAL, Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
 _REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
@@ -357,6 +357,16 @@ _COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np
             Op.MEAN: None}  # a mean: its chunk means weighted by their sizes (see _combine)
 
 
+def _least_chunk(k: Kernel, sizes: list) -> int:
+    """The fewest iterations worth a chunk of their own (see threads.MIN_CHUNK)."""
+    if k.matmul:  # its sizes are (batch..., m, n, k)
+        vector = 1 in sizes[k.n_out - 2:k.n_out]
+        return threads.MIN_CHUNK_REDUCE if vector else threads.MIN_CHUNK_MATMUL
+    if any(ins[0] == "op" and ins[1] in TRANSCENDENTAL for ins in k.body):
+        return threads.MIN_CHUNK
+    return threads.MIN_CHUNK_REDUCE if k.n_red and not k.scan else threads.MIN_CHUNK_LIGHT
+
+
 def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     """(meta arrays per chunk, partial-result rule or None), or None to run whole.
 
@@ -365,7 +375,7 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     per chunk, when its reduction has an order-free combine.
     """
     total = _size(kb.sizes)
-    least = threads.MIN_CHUNK_MATMUL if k.matmul else threads.MIN_CHUNK
+    least = _least_chunk(k, kb.sizes)
     if n_threads < 2 or total < 2 * least:
         return None
     sizes, partial = kb.sizes, None

@@ -10,7 +10,7 @@ import pytest
 import lazyarray as xp
 from lazyarray.backend import abi, runtime, threads
 
-N = 4 * threads.MIN_CHUNK + 3  # enough work for several chunks, and a ragged last one
+N = 4 * threads.MIN_CHUNK_REDUCE + 3  # several chunks of any kernel here, a ragged last one
 
 
 @pytest.fixture(autouse=True)
@@ -106,7 +106,7 @@ def test_integer_sum_wraps_like_numpy():
 
 @pytest.mark.parametrize("axis", [0, 1])
 def test_partial_reductions_split_an_output_axis(axis):
-    xv = np.random.default_rng(2).uniform(-1, 1, (600, 900))
+    xv = np.random.default_rng(2).uniform(-1, 1, (1500, 1700))
     p = prepared(lambda x: xp.sum(x, axis=axis), xv)
     np.testing.assert_allclose(np.asarray(p(xv)), np.sum(xv, axis=axis), rtol=1e-12, atol=1e-12)
     assert chunked(p)
