@@ -222,6 +222,9 @@ class ProgramCache:
         # Evicted code is unloaded once no runner or prepared program holds it.
         self.code = _LRU(MAX_CODE)
         self.runners = _LRU(MAX_ENTRIES)
+        # structure id of a root's signature (ir.py) -> what the front end needs to run
+        # that structure's program on the signature's leaves (see _program.materialize)
+        self.by_signature: dict = {}
         self._inflight: dict = {}
         self._shared: dict = {}  # symbol -> address of a routine loaded for good
         self._shared_lock = threading.Lock()
@@ -416,6 +419,7 @@ class ProgramCache:
             self.schedules = _LRU(MAX_ENTRIES)
             self.runners = _LRU(MAX_ENTRIES)
             self.code = _LRU(MAX_CODE)
+            self.by_signature = {}
 
 
 PROGRAMS = ProgramCache()

@@ -77,7 +77,7 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
         n = arrays[0]._node
         sig = n.sig
         if sig is not None and sig[2] == ir.EPOCH and n.value is None:
-            fast = _FAST.get(sig[0])
+            fast = PROGRAMS.by_signature.get(sig[0])
             if fast is not None:  # a graph of this structure ran before: no walk
                 v = fast[0](sig[1])
                 ir.evaluated(n, v, fast[1])
@@ -117,9 +117,7 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
     return [a._node.value for a in arrays]
 
 
-# structure id of a root's signature -> a function of its leaves computing its value
-_FAST: dict = {}
-_MAX_FAST = 1024
+_MAX_FAST = 1024  # entries of PROGRAMS.by_signature: (run(leaves) -> value, the root's leaf id)
 
 
 def _remember(root: Node, runner, nodes: list, values: list) -> None:
@@ -135,10 +133,11 @@ def _remember(root: Node, runner, nodes: list, values: list) -> None:
     scalars = [where.get(id(nodes[j].value)) for j in sched.scalars]
     if None in inputs or None in scalars:
         return
-    if len(_FAST) >= _MAX_FAST:
-        _FAST.clear()
+    fast = PROGRAMS.by_signature
+    if len(fast) >= _MAX_FAST:
+        fast.clear()
     dtypes = [nodes[j].dtype for j in sched.scalars]
-    _FAST[sig[0]] = (_leaf_runner(runner, tuple(inputs), tuple(zip(scalars, dtypes))),
+    fast[sig[0]] = (_leaf_runner(runner, tuple(inputs), tuple(zip(scalars, dtypes))),
                      ir.leaf_id(root.op, root.dtype, root.shape))
 
 

@@ -125,3 +125,14 @@ def test_leaves_are_freed_without_the_collector():
         assert ref() is None
     finally:
         gc.enable()
+
+
+def test_clearing_the_cache_forgets_signatures(walks):
+    from lazyarray.backend.cache import PROGRAMS
+    x = np.linspace(0, 1, 50)
+    for _ in range(2):
+        float(f(xp.asarray(x)))
+    PROGRAMS.clear()
+    w = walks[0]
+    float(f(xp.asarray(x)))
+    assert walks[0] == w + 1
