@@ -103,6 +103,14 @@ def traced_peak(fn: Callable[[], Any]) -> tuple[int, float, Any]:
     return max(0, peak - base), t, r
 
 
+def _settle() -> None:
+    """Wait for lazyarray's background work started by the warm-up: the optimised
+    compile of a program that ran again (tiered compilation) would otherwise share
+    the cores with the first samples, which would time its quick code."""
+    from lazyarray.backend import tiering
+    tiering.flush()
+
+
 def measure(fn: Callable[[], Any], quick: bool, memory: bool,
             fresh: bool, reported: bool = False) -> tuple[Timing, Memory, Any]:
     """Warm up, measure memory, then time ``fn``; returns the last result too.
@@ -122,6 +130,7 @@ def measure(fn: Callable[[], Any], quick: bool, memory: bool,
     t1, result = _once(fn)                      # warm-up (jit compiles, caches fill)
     if t1 < SLOW:
         t1, result = _once(fn)                  # second warm-up doubles as the estimate
+    _settle()
     samples, number = plan(t1, quick)
     if fresh:
         number = 1

@@ -14,9 +14,10 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._memory import MAX_ELEMENTS, check_shape
-from .backend.ir import Dim, Node, Op
+from .backend.ir import NEVER, Dim, Node, Op
 
 _object_new = object.__new__
+_object_getattribute = object.__getattribute__
 
 CPU_DEVICE = "cpu"
 
@@ -49,7 +50,22 @@ class Array:
     9.0
     """
 
-    __slots__ = ("_node", "__weakref__")
+    __slots__ = ("_node", "_pending", "__weakref__")
+
+    def __getattr__(self, name: str):
+        # Only for attributes not found: an Array a prepared program returned holds its
+        # value in ``_pending`` until a graph node is needed (making the node costs
+        # more than the native call of a small program).
+        if name == "_node":
+            try:
+                value, dtype, leaf = _object_getattribute(self, "_pending")
+            except AttributeError:
+                pass
+            else:
+                node = self._node = Node(Op.DATA, dtype, value.shape, (), None, value,
+                                         (leaf, (value,), NEVER))
+                return node
+        raise AttributeError(f"'Array' object has no attribute {name!r}")
 
     def __init__(self, *args, **kwargs) -> None:
         raise TypeError("Array cannot be constructed directly: use lazyarray.asarray(), another "

@@ -423,9 +423,9 @@ class Prepared:
         if door is not None:
             out = door(*args)
             if out is not dispatch.FALLBACK:  # one output of the shape the door was made for
-                d, shape, leaf = self._door_out or self._door_output(out)
-                a = _object_new(Array)  # data_leaf(out), inline
-                a._node = Node(_DATA, d, shape, (), None, out, (leaf, (out,), ir.NEVER))
+                d, leaf = self._door_out or self._door_output(out)
+                a = _object_new(Array)  # data_leaf(out), its node made when first needed
+                a._pending = (out, d, leaf)
                 return a
         values = self._values(args)
         n = self._n_ph
@@ -448,11 +448,11 @@ class Prepared:
         sources = [k if k < n else self._constants[k - n] for k in self.program._slot_leaf]
         self._door = dispatch.front_door(runner, sources, n)
         self._door_runner = runner
-        self._door_out = None  # its output's dtype, shape and leaf id, from its first one
+        self._door_out = None  # its output's dtype and leaf id, from its first one
 
     def _door_output(self, out: np.ndarray) -> tuple:
         d = self._out_dtypes[0]
-        self._door_out = (d, out.shape, ir.leaf_id(_DATA, d, out.shape))
+        self._door_out = (d, ir.leaf_id(_DATA, d, out.shape))
         return self._door_out
 
 
