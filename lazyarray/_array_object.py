@@ -390,8 +390,8 @@ def _make_op(fn, reflected: builtins.bool, symbol: str, comparison: builtins.boo
             if type(other) in _FAST_OPERANDS:
                 return fn(other, self)
             return _binary_operand(fn, other, self, symbol)
-    elif hasattr(fn, "operator"):  # the function's own fast path, without a call around it
-        op = fn.operator(lambda self, other: _binary_operand(fn, self, other, symbol, comparison))
+    elif hasattr(fn, "_operator"):  # the function's own fast path, without a call around it
+        op = fn._operator(lambda self, other: _binary_operand(fn, self, other, symbol, comparison))
     else:
         def op(self, other):
             if type(other) in _FAST_OPERANDS:

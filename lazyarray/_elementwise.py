@@ -292,7 +292,7 @@ def _make_binary(name: str, op: Op, category: str, result: str):
     fn = fast(_general)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` (array API standard); input dtype: {category}."
-    fn.operator = fast  # Array's operators: the same fast path, their own fallback
+    fn._operator = fast  # Array's operators: the same fast path, their own fallback
     return fn
 
 
@@ -330,8 +330,8 @@ _NUMERIC = frozenset(dt.NUMERIC)
 
 
 def _pow_operator(fallback):
-    """``pow.operator``: ``Array.__pow__`` with the literal-2 rule of ``pow``."""
-    power, square = _pow_general.operator(fallback), _multiply.operator(fallback)
+    """``pow._operator``: ``Array.__pow__`` with the literal-2 rule of ``pow``."""
+    power, square = _pow_general._operator(fallback), _multiply._operator(fallback)
 
     def fn(x1, x2):  # x1 is the Array; _squares, inline
         t = type(x2)
@@ -343,7 +343,7 @@ def _pow_operator(fallback):
     return fn
 
 
-pow.operator = _pow_operator
+pow._operator = _pow_operator
 
 
 def positive(x: Array, /) -> Array:
