@@ -529,30 +529,35 @@ class _Gemm:
         size = _div_up(b, n, blocks)
         return b.mul(_ceil_div(b, size, unit), self.c64(unit)) if unit > 1 else size
 
+    def _copy_panel(self, b, d, s, kc, width: int, valid, across, along):
+        """Element by element: d[p*width + i] = s[p*along + i*across] for p < kc and
+        i < ``valid``, zeros for i from ``valid`` to ``width`` (the edge re-reads the
+        last valid element, whose value is then dropped)."""
+        z = ir.Constant(self.ty, 0.0)
+        off = [b.mul(_min(b, self.c64(i), b.sub(valid, self.c64(1))), across)
+               for i in range(width)]
+        live = [b.icmp_signed(">", valid, self.c64(i)) for i in range(width)]
+
+        def step(b1, p, _):
+            sp = self.at(b1, s, b1.mul(p, along))
+            dp = self.at(b1, d, b1.mul(p, self.c64(width)))
+            for i in range(width):
+                v = b1.load(self.at(b1, sp, off[i]), typ=self.ty)
+                b1.store(b1.select(live[i], v, z), self.at(b1, dp, self.c64(i)))
+            return []
+
+        _for(b, kc, [], step)
+
     def _pack_a(self, b, dst, src, sam, sak, mc, kc):
         """Panels of mr rows: element (r, p) of panel q at dst[(q*kc + p)*mr + r];
         rows past ``mc`` are zeros."""
         t = self.t
-        z = ir.Constant(self.ty, 0.0)
 
         def panel(b1, q, _):
             i0 = b1.mul(q, self.c64(t.mr))
-            rows = b1.sub(mc, i0)
             s = self.at(b1, src, b1.mul(i0, sam))
             d = self.at(b1, dst, b1.mul(b1.mul(q, kc), self.c64(t.mr)))
-            roff = [b1.mul(_min(b1, self.c64(r), b1.sub(rows, self.c64(1))), sam)
-                    for r in range(t.mr)]
-            live = [b1.icmp_signed(">", rows, self.c64(r)) for r in range(t.mr)]
-
-            def col(b2, p, __):
-                sp = self.at(b2, s, b2.mul(p, sak))
-                dp = self.at(b2, d, b2.mul(p, self.c64(t.mr)))
-                for r in range(t.mr):
-                    v = b2.load(self.at(b2, sp, roff[r]), typ=self.ty)
-                    b2.store(b2.select(live[r], v, z), self.at(b2, dp, self.c64(r)))
-                return []
-
-            _for(b1, kc, [], col)
+            self._copy_panel(b1, d, s, kc, t.mr, b1.sub(mc, i0), sam, sak)
             return []
 
         _for(b, _ceil_div(b, mc, t.mr), [], panel)
@@ -561,7 +566,6 @@ class _Gemm:
         """Panels of nr columns: element (p, c) of panel q at dst[(q*kc + p)*nr + c];
         columns past ``nc`` are zeros."""
         t = self.t
-        z = ir.Constant(self.ty, 0.0)
 
         def panel(b1, q, _):
             j0 = b1.mul(q, self.c64(t.nr))
@@ -585,19 +589,7 @@ class _Gemm:
 
                     _for(b1, kc, [], vrow)
                 with strided:
-                    coff = [b1.mul(_min(b1, self.c64(c), b1.sub(cols, self.c64(1))), sbn)
-                            for c in range(t.nr)]
-                    live = [b1.icmp_signed(">", cols, self.c64(c)) for c in range(t.nr)]
-
-                    def srow(b2, p, __):
-                        sp = self.at(b2, s, b2.mul(p, sbk))
-                        dp = self.at(b2, d, b2.mul(p, self.c64(t.nr)))
-                        for c in range(t.nr):
-                            v = b2.load(self.at(b2, sp, coff[c]), typ=self.ty)
-                            b2.store(b2.select(live[c], v, z), self.at(b2, dp, self.c64(c)))
-                        return []
-
-                    _for(b1, kc, [], srow)
+                    self._copy_panel(b1, d, s, kc, t.nr, cols, sbn, sbk)
             return []
 
         _for(b, _ceil_div(b, nc, t.nr), [], panel)
