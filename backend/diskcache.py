@@ -14,14 +14,13 @@ disk); the process waits for pending writes when it exits.
 """
 from __future__ import annotations
 
-import atexit
 import hashlib
 import os
-import queue
 import tempfile
-import threading
 from pathlib import Path
 from typing import Optional
+
+from . import threads
 
 MAGIC = b"LZYOBJ1\n"
 _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
@@ -80,42 +79,7 @@ class DiskCache:
             pass
 
 
-class _Writer:
-    """One daemon thread running queued writes in order; ``flush`` waits for them."""
-
-    def __init__(self) -> None:
-        self._reset()
-        os.register_at_fork(after_in_child=self._reset)
-
-    def _reset(self) -> None:
-        """Fresh state (also in a forked child, which has no writer thread)."""
-        self.queue: queue.Queue = queue.Queue()
-        self.lock = threading.Lock()
-        self.thread: Optional[threading.Thread] = None
-
-    def submit(self, fn, *args) -> None:
-        with self.lock:
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="lazyarray-disk-cache",
-                                               daemon=True)
-                self.thread.start()
-                atexit.register(self.flush)
-        self.queue.put((fn, args))
-
-    def _run(self) -> None:
-        while True:
-            fn, args = self.queue.get()
-            try:
-                fn(*args)
-            finally:
-                self.queue.task_done()
-
-    def flush(self) -> None:
-        """Wait until every write submitted so far is done."""
-        self.queue.join()
-
-
-_WRITER = _Writer()
+_WRITER = threads.SerialWorker("lazyarray-disk-cache", at_exit="flush")
 flush = _WRITER.flush
 
 

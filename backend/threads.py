@@ -8,12 +8,18 @@ Chunks are the same compiled kernel run on a copy of the meta array with a
 smaller size and shifted offsets; ctypes releases the GIL during each call.
 ``LAZYARRAY_NUM_THREADS`` sets the thread count (default: the CPUs this
 process may run on); 1 turns threading off.
+
+``SerialWorker`` is the one background thread used elsewhere (disk-cache
+writes, tiered-compilation upgrades).
 """
 from __future__ import annotations
 
+import atexit
 import os
+import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import Optional
 
 # Iterations per chunk, by how much a kernel does per iteration: below these a second
 # thread costs more than it saves (measured on 2 cores: a plain sum of 300,000 doubles took
@@ -86,3 +92,63 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class SerialWorker:
+    """One daemon thread running submitted calls in order, started on first use, and
+    afresh in a forked child (which inherits none of its parent's threads).
+
+    The calls do optional work (a cache write, a code upgrade): one that raises is
+    dropped and the thread carries on.  At exit, ``at_exit="flush"`` runs what is
+    queued; ``"stop"`` drops it and waits only for the call under way.
+    """
+
+    def __init__(self, name: str, at_exit: str) -> None:
+        self.name, self.at_exit = name, at_exit
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        self.queue: queue.Queue = queue.Queue()
+        self.lock = threading.Lock()
+        self.thread: Optional[threading.Thread] = None
+        self.stopping = False
+
+    def submit(self, fn, *args) -> None:
+        """Queue ``fn(*args)`` (dropped once stopping)."""
+        with self.lock:
+            if self.stopping:
+                return
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self.thread.start()
+                atexit.register(self.flush if self.at_exit == "flush" else self.stop)
+            self.queue.put((fn, args))
+
+    def _run(self) -> None:
+        while True:
+            item = self.queue.get()
+            try:
+                if item is None:
+                    return
+                if not self.stopping:
+                    try:
+                        item[0](*item[1])
+                    except Exception:  # noqa: BLE001 - optional work (see the class doc)
+                        pass
+            finally:
+                self.queue.task_done()
+
+    def flush(self) -> None:
+        """Wait until every call submitted so far is done."""
+        self.queue.join()
+
+    def stop(self) -> None:
+        """Drop queued calls and wait for the one under way (it may be inside LLVM,
+        which must not run while the interpreter shuts down)."""
+        with self.lock:
+            self.stopping = True
+            thread = self.thread
+        if thread is not None:
+            self.queue.put(None)
+            thread.join(timeout=30)

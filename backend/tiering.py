@@ -16,19 +16,16 @@ An upgrade is not a cache miss: ``compile_cache_info().upgrades`` counts them.
 """
 from __future__ import annotations
 
-import atexit
 import os
-import queue
 import threading
 import time
-from typing import Optional
+
+from . import threads
 
 QUIET = 0.05  # seconds without a first compile before an upgrade starts
 
-_queue: queue.Queue = queue.Queue()
-_lock = threading.Lock()
-_thread: Optional[threading.Thread] = None
-_stopping = False
+_WORKER = threads.SerialWorker("lazyarray-tiering", at_exit="stop")
+_claim = threading.Lock()  # a program's upgrade job is taken once
 _last_busy = 0.0  # time.monotonic() of the last first compile's start or end
 
 
@@ -44,60 +41,30 @@ def busy() -> None:
 
 def submit(compiled) -> None:
     """Queue ``compiled.upgrade_job(compiled)`` (once per program)."""
-    global _thread
-    with _lock:
-        job = compiled.upgrade_job
-        if job is None or _stopping:
+    with _claim:
+        job, compiled.upgrade_job = compiled.upgrade_job, None
+    if job is not None:
+        _WORKER.submit(_upgrade, job, compiled)
+
+
+def _upgrade(job, compiled) -> None:
+    """Run ``job(compiled)`` once no first compile has started or ended for QUIET s."""
+    while not _WORKER.stopping:
+        wait = QUIET - (time.monotonic() - _last_busy)
+        if wait <= 0:
+            job(compiled)  # if it raises, the quick code stays: it is correct
             return
-        compiled.upgrade_job = None
-        if _thread is None:
-            _thread = threading.Thread(target=_run, name="lazyarray-tiering", daemon=True)
-            _thread.start()
-            atexit.register(_stop)
-        _queue.put((job, compiled))
-
-
-def _run() -> None:
-    while True:
-        item = _queue.get()
-        try:
-            if item is None:
-                return
-            job, compiled = item
-            while not _stopping:
-                wait = QUIET - (time.monotonic() - _last_busy)
-                if wait <= 0:
-                    break
-                time.sleep(wait)
-            if not _stopping:
-                try:
-                    job(compiled)
-                except Exception:  # noqa: BLE001 - the quick code stays; it is correct
-                    pass
-        finally:
-            _queue.task_done()
+        time.sleep(wait)
 
 
 def flush() -> None:
     """Wait until every upgrade queued so far is installed."""
-    _queue.join()
+    _WORKER.flush()
 
 
 def _after_fork_in_child() -> None:
-    """A forked child has no tiering thread: start afresh."""
-    global _queue, _lock, _thread
-    _queue, _lock, _thread = queue.Queue(), threading.Lock(), None
+    global _claim
+    _claim = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _stop() -> None:
-    """At exit: drop queued upgrades, wait for the one under way (it may be inside
-    LLVM, which must not run while the interpreter shuts down)."""
-    global _stopping
-    with _lock:
-        _stopping = True
-    _queue.put(None)
-    if _thread is not None:
-        _thread.join(timeout=30)
