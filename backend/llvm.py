@@ -22,6 +22,7 @@ import atexit
 import ctypes
 import ctypes.util
 import itertools
+import os
 import threading
 import time
 import weakref
@@ -111,7 +112,7 @@ class Codegen:
         llvm.initialize_native_asmprinter()
         self.triple = llvm.get_process_triple()
         self.cpu = llvm.get_host_cpu_name()
-        self.features = llvm.get_host_cpu_features().flatten()
+        self.features = _features(llvm.get_host_cpu_features().flatten())
         target = llvm.Target.from_triple(self.triple)
         self.tm = target.create_target_machine(cpu=self.cpu, features=self.features,
                                                opt=OPT_LEVEL, jit=True)
@@ -330,6 +331,21 @@ ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, 
 
 _codegen: Codegen | None = None
 _init_lock = threading.Lock()
+
+
+def _features(host: str) -> str:
+    """The host's features, with 512-bit vectors preferred where AVX-512 exists.
+
+    LLVM tunes most Intel AVX-512 CPUs to prefer 256-bit vectors (older ones slowed
+    their clock for 512-bit work), so loops were vectorised 4 doubles wide and called
+    libmvec's AVX2 variants.  Measured on a current Xeon (benchmarks, LLVM 22), 8 wide:
+    sum(sin(x)*x**2) at n=1e7 7.6 -> 5.3 ms, n=1000 1.77 -> 1.47 us, the exp/cos/tanh
+    chain 33 -> 29 ms, sum(axis=1) 1.72 -> 1.56 ms.  ``LAZYARRAY_PREFER_256=1`` keeps
+    LLVM's choice.
+    """
+    if "+avx512f" in host.split(",") and os.environ.get("LAZYARRAY_PREFER_256", "") != "1":
+        return host + ",-prefer-256-bit"
+    return host
 
 
 def codegen() -> Codegen:

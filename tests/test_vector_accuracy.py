@@ -348,6 +348,16 @@ def test_float64_sin_exp_object_code_calls_libmvec(name):
     assert any(s.encode() in obj for s in syms), f"object code names none of {syms}"
 
 
+def test_avx512_cpus_call_the_512_bit_variants():
+    """Where AVX-512 exists, loops are 8 doubles wide (LLVM's tuning alone would pick 4
+    on most Intel CPUs) and call libmvec's AVX-512 variant."""
+    syms = dict((lanes, s) for s, lanes in _variants().get("exp", []))
+    if 8 not in syms:
+        pytest.skip("no AVX-512 libmvec variant of exp on this CPU")
+    assert "-prefer-256-bit" in llvm.codegen().features.split(",")
+    assert syms[8] in _vector_calls(_program("exp").optimized_ir())
+
+
 def test_every_vector_variant_is_called():
     """Each function with a libmvec variant on this CPU is vectorised through it."""
     missing = []
