@@ -129,8 +129,17 @@ def measure(fn: Callable[[], Any], quick: bool, memory: bool,
     gc.collect()
     t1, result = _once(fn)                      # warm-up (jit compiles, caches fill)
     if t1 < SLOW:
-        t1, result = _once(fn)                  # second warm-up doubles as the estimate
-    _settle()
+        t1, result = _once(fn)                  # second warm-up (lazyarray: opens its door)
+        _settle()
+        # the estimate: a call in the steady state (a second call may still do one-off
+        # work, e.g. compile a front door, and would plan too few samples)
+        t1, result = _once(fn)
+        if t1 < FAST:  # one short call is noisy (cold caches, the timer): take the least of 5
+            for _ in range(4):
+                t, result = _once(fn)
+                t1 = min(t1, t)
+    else:
+        _settle()
     samples, number = plan(t1, quick)
     if fresh:
         number = 1
