@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
-from . import abi
+from . import abi, buffers
 
 FALLBACK = object()  # "take the Python path": a unique object the trampoline returns
 
@@ -112,6 +112,8 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
     """
     if not abi.FIELDS or runner.only is None or len(runner.outputs) != 1:
         return None
+    if any(buffers.nbytes(shape, dtype) >= buffers.MIN_BYTES for shape, dtype in runner.allocs):
+        return None  # large buffers come from the pool (Python's cost is small beside them)
     sched = runner.schedule
     out = runner.outputs[0]
     if out < sched.n_inputs or len(sources) != sched.n_inputs:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import abi, dispatch, threads
+from . import abi, buffers, dispatch, threads
 from .ir import TRANSCENDENTAL, Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
@@ -302,7 +302,7 @@ class Runner:
                 self._open_door(scalars is not None)
         bufs = list(inputs)
         for shape, dtype in self.allocs:
-            bufs.append(np.empty(shape, dtype))
+            bufs.append(buffers.empty(shape, dtype))
         addr, _keep = abi.pack(bufs)
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
         err = _ERR()

@@ -16,6 +16,8 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from .backend.buffers import nbytes
+
 # Sizes, strides and offsets are int64 inside compiled programs, as in numpy.
 MAX_ELEMENTS = sys.maxsize
 
@@ -32,13 +34,6 @@ def check_shape(shape: tuple, what: str) -> None:
     if n > MAX_ELEMENTS:
         raise ValueError(f"{what}: shape {shape} has {n} elements, more than any array can have "
                          "(2**63 - 1)")
-
-
-def nbytes(shape: tuple, dtype) -> int:
-    n = np.dtype(dtype).itemsize
-    for d in shape:
-        n *= d
-    return n
 
 
 def check_allocation(buffers: Iterable[tuple], what: str) -> None:
