@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
-from . import abi, buffers
+from . import abi, buffers, parallel
 
 FALLBACK = object()  # "take the Python path": a unique object the trampoline returns
 
 _C_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 # descriptor header words
-_ENTRY, _META, _SCAL, _ARRAY_TYPE, _FALLBACK, _EMPTY, _BYTES_TYPE, _SCAL_SIZE, _HEADER = range(9)
+(_ENTRY, _META, _SCAL, _ARRAY_TYPE, _FALLBACK, _EMPTY, _BYTES_TYPE, _SCAL_SIZE,
+ _POOL, _WORKERS, _METAS, _RUN, _HEADER) = range(13)
 _METH_FASTCALL = 0x0080
 MAX_SIGNATURES = 512  # trampolines compiled per process; calls beyond take the Python path
 
@@ -108,9 +109,15 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
 
     ``sources``: per input slot, an argument index (int) or a constant array.
     With ``scal_arg`` the callable takes one more argument: the scalar bytes.
-    Only single-output runners with one entry call qualify.
+    Only single-output runners qualify whose run is one entry call, or one kernel in
+    chunks that write their own parts of the output (run on the native pool,
+    backend/parallel.py); runners with pooled large buffers (backend/buffers.py) do not.
     """
-    if not abi.FIELDS or runner.only is None or len(runner.outputs) != 1:
+    chunked = runner.chunked
+    if not abi.FIELDS or (runner.only is None and chunked is None) or len(runner.outputs) != 1:
+        return None
+    pool = parallel.pool() if chunked is not None else None
+    if chunked is not None and pool is None:
         return None
     if any(buffers.nbytes(shape, dtype) >= buffers.MIN_BYTES for shape, dtype in runner.allocs):
         return None  # large buffers come from the pool (Python's cost is small beside them)
@@ -127,11 +134,12 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
             arg_specs[src] = (slot, np.dtype(sched.buffer_dtypes[slot].np), runner.in_shapes[slot])
     if sorted(arg_specs) != list(range(n_args)):
         return None
-    words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg)
+    words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg, pool)
     runner.doors.append(weakref.ref(words))
     sig = (n_args, tuple(len(arg_specs[i][2]) for i in range(n_args)),
            tuple(s if isinstance(s, int) else "c" for s in sources),
-           tuple(len(shape) for shape, _ in runner.allocs), out - sched.n_inputs, scal_arg)
+           tuple(len(shape) for shape, _ in runner.allocs), out - sched.n_inputs, scal_arg,
+           len(chunked.metas) if chunked is not None else 0)
     md = tr.method_def(sig)
     if md is None:
         return None
@@ -139,20 +147,32 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
     return tr.new(ctypes.addressof(md), (words, keep, md), None)
 
 
+def _entry(runner) -> Optional[int]:
+    """Address of the function a door of ``runner`` calls (per chunk, if chunked)."""
+    if runner.only is not None:
+        return ctypes.cast(runner.only, ctypes.c_void_p).value
+    return runner.chunked.fn_addr if runner.chunked is not None else None
+
+
 def retarget(runner) -> None:
-    """Point the front doors of ``runner`` at its current entry function."""
+    """Point the front doors of ``runner`` at its current entry function (a chunked
+    door keeps its chunks' meta arrays: they depend on the shapes, not the code)."""
+    entry = _entry(runner)
     for ref in runner.doors:
         words = ref()
-        if words is not None and runner.only is not None:
-            words[_ENTRY] = ctypes.cast(runner.only, ctypes.c_void_p).value
+        if words is not None and entry is not None:
+            words[_ENTRY] = entry
 
 
-def _descriptor(runner, sources, arg_specs, tr, scal_arg) -> tuple:
+def _descriptor(runner, sources, arg_specs, tr, scal_arg, pool) -> tuple:
     words = [0] * _HEADER
-    words[_ENTRY] = ctypes.cast(runner.only, ctypes.c_void_p).value
+    words[_ENTRY] = _entry(runner)
     words[_META], words[_SCAL] = runner.meta_addr, runner.scal_addr
     words[_ARRAY_TYPE], words[_FALLBACK], words[_EMPTY] = id(np.ndarray), id(FALLBACK), tr.empty
     words[_BYTES_TYPE], words[_SCAL_SIZE] = id(bytes), len(runner.scal)
+    if pool is not None:
+        words[_POOL], words[_WORKERS], words[_RUN] = pool.addr, pool.workers, pool.run_addr
+        words[_METAS] = runner.chunked.meta_addrs.ctypes.data
     dtypes = []
     for i in range(len(arg_specs)):           # per argument: dtype object, shape
         _, dtype, shape = arg_specs[i]
@@ -165,13 +185,13 @@ def _descriptor(runner, sources, arg_specs, tr, scal_arg) -> tuple:
         dtypes.append(d)
         words += [id(d), *shape]
     arr = np.array(words, dtype=np.int64)
-    return arr, (runner.compiled, runner.meta, runner.scal, consts, dtypes)
+    return arr, (runner.compiled, runner.meta, runner.scal, consts, dtypes, runner.chunked, pool)
 
 
 def _build(name: str, sig: tuple) -> str:
     """LLVM IR of the trampoline for ``sig`` (see ``front_door``), written as text:
     straight-line checks, each failing to ``%fallback``."""
-    n_args, ranks, sources, alloc_ranks, out_alloc, scal_arg = sig
+    n_args, ranks, sources, alloc_ranks, out_alloc, scal_arg, n_chunks = sig
     e = _Emitter()
     dobj = e.load("ptr", "%self", abi.TUPLE_ITEMS)  # self is (descriptor array, keep-alives)
     e.line(f"%desc = load ptr, ptr {e.tmp(f'getelementptr i8, ptr {dobj}, i64 {abi.ARRAY_DATA}')}")
@@ -227,7 +247,10 @@ def _build(name: str, sig: tuple) -> str:
     e.line(f"store [4 x i64] zeroinitializer, ptr {err}")
     entry, meta = e.tmp(f"inttoptr i64 {e.word(_ENTRY)} to ptr"), e.tmp(f"inttoptr i64 {e.word(_META)} to ptr")
     ts = e.tmp("call ptr @PyEval_SaveThread()")
-    rc = e.tmp(f"call i32 {entry}(ptr {head}, ptr {meta}, ptr {scal}, ptr {err})")
+    if n_chunks:  # the chunks on the native pool (backend/parallel.py)
+        rc = _run_chunks(e, n_chunks, entry, head, scal)
+    else:
+        rc = e.tmp(f"call i32 {entry}(ptr {head}, ptr {meta}, ptr {scal}, ptr {err})")
     e.line(f"call void @PyEval_RestoreThread(ptr {ts})")
     for j, m in enumerate(made):
         if j != out_alloc:
@@ -245,6 +268,21 @@ def _build(name: str, sig: tuple) -> str:
     e.line(f"ret ptr {fb}")
     return (_DECLS + f"define ptr @{name}(ptr %self, ptr %args, i64 %nargs) {{\nentry:\n"
             + "\n".join(e.lines) + "\n}\n")
+
+
+def _run_chunks(e, n: int, entry: str, head: str, scal: str) -> str:
+    """Emit the call of ``lazyarray_run_chunks`` (every chunk reads the same buffers);
+    returns an i32 that is 0 when every chunk succeeded."""
+    heads = e.tmp(f"alloca [{n} x ptr]")
+    for c in range(n):
+        e.store("ptr", head, heads, 8 * c)
+    errs = e.tmp(f"alloca [{n} x [4 x i64]]")
+    e.line(f"store [{n} x [4 x i64]] zeroinitializer, ptr {errs}")  # an entry returns its code
+    run = e.tmp(f"inttoptr i64 {e.word(_RUN)} to ptr")
+    pool, metas = e.tmp(f"inttoptr i64 {e.word(_POOL)} to ptr"), e.tmp(f"inttoptr i64 {e.word(_METAS)} to ptr")
+    bad = e.tmp(f"call i64 {run}(ptr {pool}, i64 {e.word(_WORKERS)}, ptr {entry}, ptr {heads}, "
+                f"ptr {metas}, ptr {scal}, ptr {errs}, i64 {n})")
+    return e.tmp(f"trunc i64 {bad} to i32")
 
 
 _DECLS = """declare void @Py_IncRef(ptr)

@@ -255,22 +255,26 @@ class Codegen:
         return Compiled(funcs[:n_entries], {}, tracker, dict(zip(kernels, funcs[n_entries:])),
                         engine)
 
-    def load_shared(self, symbol: str, obj: bytes | None = None,
-                    ir_text: str | None = None) -> int:
+    def load_shared(self, symbol, obj: bytes | None = None, ir_text: str | None = None):
         """Link a library that stays loaded for the process's life (into the permanent
         engine), from object code or from IR the engine compiles itself (for tiny
-        modules); returns the address of ``symbol``.  Raises ValueError when the
-        library lacks it, RuntimeError when linking fails."""
+        modules); returns the address of ``symbol`` (a tuple of addresses for a tuple
+        of symbols).  Raises ValueError when the library lacks one, RuntimeError when
+        linking fails."""
+        names = symbol if isinstance(symbol, tuple) else (symbol,)
         lib = llvm.JITLibraryBuilder()
         lib = lib.add_object_img(obj) if obj is not None else lib.add_ir(ir_text)
-        lib.add_current_process().export_symbol(symbol)
+        lib = lib.add_current_process()
+        for name in names:
+            lib.export_symbol(name)
         with self.lock:
             tracker = lib.link(self.engine, f"lib{next(self._libraries)}")
             self._shared.append(tracker)
-        addr = tracker[symbol]
-        if not addr:
-            raise ValueError(f"object code lacks {symbol}")
-        return addr
+        addrs = tuple(tracker[name] for name in names)
+        missing = [n for n, a in zip(names, addrs) if not a]
+        if missing:
+            raise ValueError(f"object code lacks {', '.join(missing)}")
+        return addrs if isinstance(symbol, tuple) else addrs[0]
 
     def _link_engine(self):
         """The engine the next program goes into (caller holds ``lock``).

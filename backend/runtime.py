@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import abi, buffers, dispatch, threads
+from . import abi, buffers, dispatch, parallel, threads
 from .ir import TRANSCENDENTAL, Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
@@ -256,7 +256,7 @@ class Runner:
 
     __slots__ = ("compiled", "steps", "only", "meta", "meta_addr", "scal", "scal_addr",
                  "allocs", "in_shapes", "outputs", "schedule", "door", "runs", "bound",
-                 "doors", "__weakref__")
+                 "doors", "chunked", "__weakref__")
 
     def __init__(self, compiled, sched: Schedule, bound: Bound, scalars: bytes) -> None:
         self.compiled = compiled  # keeps the code loaded while this runner exists
@@ -280,6 +280,10 @@ class Runner:
         # the common case, one entry call, takes a shorter path
         self.steps, self.only = steps, steps[0] if len(steps) == 1 and _is_entry(steps[0]) \
             else None
+        # one kernel split into chunks that write their own parts of the output: the front
+        # door can run it (on the native pool)
+        one = steps[0] if len(steps) == 1 else None
+        self.chunked = one if type(one) is Chunked and one.partial is None else None
 
     def refresh(self) -> None:
         """Run the program's current code from now on (after ``Compiled.upgrade``)."""
@@ -357,14 +361,13 @@ _COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np
             Op.MEAN: None}  # a mean: its chunk means weighted by their sizes (see _combine)
 
 
-def _least_chunk(k: Kernel, sizes: list) -> int:
-    """The fewest iterations worth a chunk of their own (see threads.MIN_CHUNK)."""
+def _kind(k: Kernel, sizes: list) -> str:
+    """The kernel's row of the thread thresholds (see threads.NATIVE_MIN)."""
     if k.matmul:  # its sizes are (batch..., m, n, k)
-        vector = 1 in sizes[k.n_out - 2:k.n_out]
-        return threads.MIN_CHUNK_REDUCE if vector else threads.MIN_CHUNK_MATMUL
+        return "reduce" if 1 in sizes[k.n_out - 2:k.n_out] else "matmul"
     if any(ins[0] == "op" and ins[1] in TRANSCENDENTAL for ins in k.body):
-        return threads.MIN_CHUNK
-    return threads.MIN_CHUNK_REDUCE if k.n_red and not k.scan else threads.MIN_CHUNK_LIGHT
+        return "math"
+    return "reduce" if k.n_red and not k.scan else "light"
 
 
 def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
@@ -374,9 +377,13 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     full reduction) splits its outermost reduced axis and writes one partial
     per chunk, when its reduction has an order-free combine.
     """
+    if n_threads < 2:
+        return None
     total = _size(kb.sizes)
-    least = _least_chunk(k, kb.sizes)
-    if n_threads < 2 or total < 2 * least:
+    table = threads.NATIVE_MIN if parallel.pool() is not None else threads.PYTHON_MIN
+    kind = _kind(k, kb.sizes)
+    least = table[kind]
+    if total < 2 * least:
         return None
     sizes, partial = kb.sizes, None
     axis = next((a for a in range(k.n_out) if sizes[a] > 1), None)
@@ -386,10 +393,12 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         axis = next((a for a in range(k.n_out, len(sizes)) if sizes[a] > 1), None)
         if axis is None:
             return None
+        least = max(least, table["partial"]["math" if kind == "math" else "other"])
     count = threads.chunk_count(total, sizes[axis], n_threads, least)
     if count < 2:
         return None
-    chunks = threads.bounds(sizes[axis], count)
+    # a matrix product's rows split at multiples of its register tile's 8 rows
+    chunks = threads.bounds(sizes[axis], count, 8 if k.matmul else threads.ALIGN)
     if axis >= k.n_out:
         # a chunk's mean is weighted by its share of the elements
         weights = [length / sizes[axis] for _, length in chunks] if k.reduce is Op.MEAN else None
@@ -407,30 +416,52 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
 
 
 class Chunked:
-    """One kernel run as chunks on the thread pool (see backend/threads.py)."""
+    """One kernel run as chunks: on the native pool (backend/parallel.py), else on the
+    Python thread pool (backend/threads.py)."""
 
-    __slots__ = ("fn", "metas", "partial")
+    __slots__ = ("fn", "metas", "partial", "fn_addr", "meta_addrs")
 
     def __init__(self, fn, metas: list, partial) -> None:
         self.fn, self.metas, self.partial = fn, metas, partial
+        self.fn_addr = ctypes.cast(fn, ctypes.c_void_p).value
+        self.meta_addrs = np.array([m.ctypes.data for m in metas], np.int64)
 
     def run(self, bufs: list, scal) -> None:
-        errs = [_ERR() for _ in self.metas]
+        n = len(self.metas)
         if self.partial is None:
-            packed = [abi.pack(bufs)] * len(self.metas)
+            head = abi.pack(bufs)
+            packed = [head] * n
         else:
             slot, dtype, op, off, weights = self.partial
-            parts = np.empty(len(self.metas), dtype)
+            parts = np.empty(n, dtype)
             packed = [abi.pack(bufs[:slot] + [parts[c:c + 1]] + bufs[slot + 1:])
-                      for c in range(len(self.metas))]
+                      for c in range(n)]
+        pool = parallel.pool()
+        if pool is not None:
+            self._run_native(pool, packed, scal)
+        else:
+            self._run_threads(packed, scal)
+        if self.partial is not None:
+            bufs[slot].reshape(-1)[off] = _combine(op, parts, weights)
+
+    def _run_native(self, pool, packed: list, scal) -> None:
+        n = len(self.metas)
+        heads = np.array([p[0] for p in packed], np.int64)
+        errs = np.zeros((n, 4), np.int64)
+        scal = scal if isinstance(scal, int) else ctypes.cast(scal, ctypes.c_void_p).value
+        bad = pool.run(pool.addr, pool.workers, self.fn_addr, heads.ctypes.data,
+                       self.meta_addrs.ctypes.data, scal, errs.ctypes.data, n)
+        if bad:
+            raise _error([int(v) for v in errs[bad - 1]])
+
+    def _run_threads(self, packed: list, scal) -> None:
+        errs = [_ERR() for _ in self.metas]
         fn = self.fn
         calls = [functools.partial(fn, p[0], m.ctypes.data, scal, e)
                  for p, m, e in zip(packed, self.metas, errs)]
         for code, e in zip(threads.run(calls), errs):
             if code:
                 raise _error(e)
-        if self.partial is not None:
-            bufs[slot].reshape(-1)[off] = _combine(op, parts, weights)
 
 
 def _combine(op: Op, parts: np.ndarray, weights=None):

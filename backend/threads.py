@@ -22,14 +22,24 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 # Iterations per chunk, by how much a kernel does per iteration: below these a second
-# thread costs more than it saves (measured on 2 cores: a plain sum of 300,000 doubles took
-# 80 us on one thread and 180 us on two; with sin, 1,000,000 took 1.1 ms and 0.74 ms).
-MIN_CHUNK = 1 << 17         # a kernel calling vector math (sin, exp, pow, ...)
-MIN_CHUNK_LIGHT = 1 << 18   # plain arithmetic writing an array (its page faults split too),
-                            # scans included
-MIN_CHUNK_REDUCE = 1 << 20  # plain arithmetic reduced, matrix-vector products: they stream
-                            # memory, which one thread nearly keeps up with
-MIN_CHUNK_MATMUL = 1 << 22  # a matrix product's iteration is one vectorised FMA: far cheaper
+# thread costs more than it saves.  Two tables: chunks handed to the native pool
+# (backend/parallel.py, well under a microsecond a hand-off) and to the Python pool below
+# (tens of microseconds).  Kinds: "math" calls vector math (sin, exp, pow, ...); "light"
+# is plain arithmetic writing an array (scans included); "reduce" is plain arithmetic
+# reduced along an axis, and matrix-vector products (they stream memory, which one
+# thread nearly keeps up with); "matmul" a matrix product (one vectorised FMA an
+# iteration); "partial" the least for a full reduction, whose chunks write partial
+# results that Python combines (about 12 us of Python a run).
+# Native, measured on 2 cores (one thread -> two, microseconds): sin of 2^12 doubles
+# 3.1 -> 2.4, x*2+1 of 2^14 3.9 -> 3.6, sum(x, axis=1) of 2^14 1.8 -> 1.3, A @ x of
+# 2^15 3.9 -> 3.2 (2^20: 277 -> 147), 64x64 matmul 7.1 -> 5.2, sum(x*x) of 2^18 37 -> 24
+# (2^16: 4 -> 17, the Python part), sum(sin(x)) of 2^16 40 -> 37.
+NATIVE_MIN = {"math": 1 << 11, "light": 1 << 13, "reduce": 1 << 13, "matmul": 1 << 15,
+              "partial": {"math": 1 << 15, "other": 1 << 17}}
+# Python pool, measured on 2 cores: a plain sum of 300,000 doubles took 80 us on one
+# thread and 180 us on two; with sin, 1,000,000 took 1.1 ms and 0.74 ms.
+PYTHON_MIN = {"math": 1 << 17, "light": 1 << 18, "reduce": 1 << 20, "matmul": 1 << 22,
+              "partial": {"math": 1 << 17, "other": 1 << 20}}
 # Chunk starts are multiples of this: each element then takes the same path (vector body or
 # scalar tail, whose libm results may differ in the last bit) as in a single-thread run.
 ALIGN = 64
@@ -53,7 +63,7 @@ def num_threads() -> int:
         return os.cpu_count() or 1
 
 
-def chunk_count(iterations: int, axis_size: int, threads: int, least: int = MIN_CHUNK) -> int:
+def chunk_count(iterations: int, axis_size: int, threads: int, least: int) -> int:
     """How many chunks a kernel of ``iterations`` split along an axis of ``axis_size`` gets,
     each of at least ``least`` iterations."""
     return max(1, min(threads, axis_size, iterations // least))

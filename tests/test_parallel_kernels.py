@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray.backend import abi, runtime, threads
+from lazyarray.backend import abi, parallel, runtime, threads
 
-N = 4 * threads.MIN_CHUNK_REDUCE + 3  # several chunks of any kernel here, a ragged last one
+N = 4 * threads.PYTHON_MIN["reduce"] + 3  # several chunks of any kernel, either pool; a ragged end
 
 
 @pytest.fixture(autouse=True)
@@ -148,7 +148,8 @@ def test_out_of_bounds_gather_in_a_late_chunk_raises():
 
 
 def test_small_kernels_stay_on_one_thread():
-    xv = rng_values(threads.MIN_CHUNK)
+    table = threads.NATIVE_MIN if parallel.pool() is not None else threads.PYTHON_MIN
+    xv = rng_values(table["math"])
     p = prepared(lambda x: xp.sin(x) + 1, xv)
     p(xv)
     assert not chunked(p)

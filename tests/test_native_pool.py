@@ -1,0 +1,168 @@
+"""The native fork-join pool (backend/parallel.py) and the front doors that use it."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from lazyarray.backend import dispatch, llvm, parallel, runtime, tiering
+
+import lazyarray as xp
+
+pytestmark = pytest.mark.skipif(parallel.pool() is None,
+                                reason="no native pool here (platform or one thread)")
+
+# i32 fn(head, meta, scal, err): *(i64*)head = meta[0] * 10 + meta[1]; meta[0] == 99 fails
+_PROBE = """
+define i32 @lazyarray_test_probe(ptr %head, ptr %meta, ptr %scal, ptr %err) {
+  %v = load i64, ptr %meta
+  %p1 = getelementptr i64, ptr %meta, i64 1
+  %w = load i64, ptr %p1
+  %t = mul i64 %v, 10
+  %s = add i64 %t, %w
+  store i64 %s, ptr %head
+  %bad = icmp eq i64 %v, 99
+  br i1 %bad, label %b, label %g
+b:
+  store i64 5, ptr %err
+  ret i32 5
+g:
+  ret i32 0
+}
+"""
+_probe_addr = None
+
+
+def _probe() -> int:
+    global _probe_addr
+    if _probe_addr is None:
+        _probe_addr = llvm.codegen().load_shared("lazyarray_test_probe", ir_text=_PROBE)
+    return _probe_addr
+
+
+def _run(firsts: list, pause: float = 0.0):
+    """Run the probe as len(firsts) chunks: (return value, per-chunk outputs, errors)."""
+    pool = parallel.pool()
+    n = len(firsts)
+    outs = np.zeros(n, np.int64)
+    metas = np.array([[f, c] for c, f in enumerate(firsts)], np.int64)
+    heads = np.array([outs.ctypes.data + 8 * c for c in range(n)], np.int64)
+    maddr = np.array([metas.ctypes.data + 16 * c for c in range(n)], np.int64)
+    errs = np.zeros((n, 4), np.int64)
+    if pause:
+        time.sleep(pause)
+    bad = pool.run(pool.addr, pool.workers, _probe(), heads.ctypes.data, maddr.ctypes.data,
+                   None, errs.ctypes.data, n)
+    return bad, outs, errs
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_every_chunk_runs_once_with_its_own_meta(n):
+    bad, outs, errs = _run(list(range(1, n + 1)))
+    assert bad == 0
+    assert outs.tolist() == [(c + 1) * 10 + c for c in range(n)]
+    assert not errs.any()
+
+
+def test_the_first_failing_chunk_is_reported():
+    bad, outs, errs = _run([1, 99, 99, 4])
+    assert bad == 2  # 1 + chunk index, the lowest failing chunk
+    assert errs[1, 0] == 5 and errs[2, 0] == 5 and errs[0, 0] == 0
+    assert outs[3] == 43  # the others still ran
+
+
+def test_a_sleeping_worker_is_woken_or_its_chunk_taken_back():
+    # past the spin window the worker sleeps on its futex; runs stay right either way
+    for _ in range(3):
+        bad, outs, _ = _run([3, 4], pause=0.01)
+        assert bad == 0 and outs.tolist() == [30, 41]
+
+
+def test_concurrent_callers_share_the_pool():
+    """A caller that finds the pool busy runs its chunks itself; all results right."""
+    errors = []
+
+    def work(seed):
+        try:
+            for i in range(300):
+                firsts = [seed * 1000 + i + 100, seed * 1000 + i + 101, 7]  # never 99
+                bad, outs, _ = _run(firsts)
+                assert bad == 0 and outs.tolist() == [f * 10 + c for c, f in enumerate(firsts)]
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+    ts = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+
+
+def _matmul_prepared(n: int):
+    rng = np.random.default_rng(n)
+    a, b = rng.uniform(-1, 1, (n, n)), rng.uniform(-1, 1, (n, n))
+    pa, pb = xp.placeholder((n, n)), xp.placeholder((n, n))
+    return xp.compile(xp.matmul(pa, pb), inputs=[pa, pb]).prepare(a, b), a, b
+
+
+def test_a_chunked_kernel_runs_through_its_front_door():
+    p, a, b = _matmul_prepared(64)
+    for _ in range(3):
+        p(a, b)
+    runner = p._door_runner
+    assert runner.chunked is not None and len(runner.chunked.metas) >= 2
+    out = p._door(a, b)
+    assert out is not dispatch.FALLBACK
+    np.testing.assert_allclose(out, a @ b, rtol=1e-12, atol=1e-12)
+    tiering.flush()  # after the upgrade the door runs the new code on the same chunks
+    out2 = p._door(a, b)
+    assert out2 is not dispatch.FALLBACK
+    np.testing.assert_array_equal(out2, out)
+
+
+def test_a_chunked_door_reports_kernel_errors_through_the_python_path():
+    n = 1 << 16
+    xv = np.arange(n, dtype=np.float64)
+    idx = np.zeros(n, dtype=np.int64)
+    px, pi = xp.placeholder((n,)), xp.placeholder((n,), xp.int64)
+    p = xp.compile(xp.sin(xp.take(px, pi)), inputs=[px, pi]).prepare(xv, idx)
+    for _ in range(3):
+        p(xv, idx)
+    assert p._door_runner.chunked is not None
+    idx[-1] = n + 5
+    with pytest.raises(IndexError, match=f"index {n + 5} is out of bounds"):
+        p(xv, idx)
+
+
+def test_matmul_results_do_not_depend_on_the_thread_count():
+    code = ("import hashlib, numpy as np, lazyarray as xp; rng = np.random.default_rng(0); "
+            "print([hashlib.sha1(np.asarray(xp.matmul(xp.asarray(a), xp.asarray(a.T))).tobytes())"
+            ".hexdigest() for a in (rng.uniform(-1, 1, (n, n + 3)) for n in (48, 64, 200))])")
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env=dict(os.environ, LAZYARRAY_NUM_THREADS=t)).stdout for t in "12"]
+    assert outs[0] == outs[1] and outs[0]
+
+
+def test_off_switch_and_clean_exit():
+    code = ("import numpy as np, lazyarray as xp; from lazyarray.backend import parallel; "
+            "x = np.ones(1 << 16); print(parallel.pool() is None, float(xp.sum(xp.sin(xp.asarray(x)))))")
+    for env, none in (({"LAZYARRAY_NATIVE_THREADS": "0"}, "True"), ({}, "False")):
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=dict(os.environ, LAZYARRAY_NUM_THREADS="2", **env), timeout=120)
+        assert res.returncode == 0, res.stderr  # workers stopped and joined at exit
+        flag, value = res.stdout.split()
+        assert flag == none and float(value) == pytest.approx(np.sin(1.0) * (1 << 16))
+
+
+def test_runner_chunks_use_the_native_pool():
+    xv = np.random.default_rng(0).uniform(-1, 1, 1 << 16)
+    ph = xp.placeholder(xv.shape)
+    p = xp.compile(xp.exp(ph) * 2, inputs=[ph]).prepare(xv)
+    p(xv)
+    (runner,) = p._runners.values()
+    assert isinstance(runner.steps[0], runtime.Chunked)
+    np.testing.assert_allclose(np.asarray(p(xv)), np.exp(xv) * 2, rtol=1e-14)
