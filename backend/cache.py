@@ -9,6 +9,7 @@ their views share one compiled program.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -370,6 +371,20 @@ class ProgramCache:
                         partial(gen.load_shared, sym))[0]  # never quick: compiled once
             out[sym] = addr
         return out
+
+    def shared_library(self, key: str, ir_text: str, symbols: tuple) -> tuple:
+        """Addresses of ``symbols`` in a routine library loaded for good, compiled from
+        ``ir_text`` once per process or loaded from the disk cache (``key`` names it;
+        a hash of the text is added, so a changed text is compiled afresh)."""
+        from . import llvm
+        gen = llvm.codegen()
+        name = f"{key}_{hashlib.sha1(ir_text.encode()).hexdigest()[:16]}"
+        with self._shared_lock:
+            addrs = self._shared.get(name)
+            if addrs is None:
+                addrs = self._shared[name] = self._object(
+                    gen, name, lambda: ir_text, partial(gen.load_shared, symbols))[0]
+        return addrs
 
     def _object(self, gen, key: str, module: Callable[[], str], link: Callable,
                 quick: bool = False):

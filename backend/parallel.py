@@ -347,11 +347,10 @@ class Pool:
     """``workers`` native threads and their mailboxes; ``run`` is ``lazyarray_run_chunks``."""
 
     def __init__(self, workers: int) -> None:
-        from . import llvm
-        gen = llvm.codegen()
-        addrs = gen.load_shared(("lazyarray_run_chunks", "lazyarray_worker",
-                                 "lazyarray_stop_workers"), ir_text=_ir())
-        self.run_addr, worker, stop = addrs
+        from .cache import PROGRAMS  # compiled once, then from the disk cache
+        self.run_addr, worker, stop = PROGRAMS.shared_library(
+            "lazyarray_parallel", _ir(),
+            ("lazyarray_run_chunks", "lazyarray_worker", "lazyarray_stop_workers"))
         self.run = RUN_TYPE(self.run_addr)
         self._stop = _STOP_TYPE(stop)
         self.workers = workers
@@ -386,6 +385,14 @@ _lock = threading.Lock()
 _failed = False
 
 
+def available() -> bool:
+    """Whether ``pool()`` would give a pool (without making one)."""
+    if _pool is not None:
+        return True
+    return (not _failed and threads.num_threads() >= 2 and supported()
+            and os.environ.get("LAZYARRAY_NATIVE_THREADS") != "0")
+
+
 def pool() -> Optional[Pool]:
     """The process's native pool (``threads.num_threads() - 1`` workers, made on first
     use), or None where unsupported, with one thread, or ``LAZYARRAY_NATIVE_THREADS=0``."""
@@ -394,10 +401,10 @@ def pool() -> Optional[Pool]:
         return _pool
     with _lock:
         if _pool is None and not _failed:
-            n = threads.num_threads()
-            if n < 2 or not supported() or os.environ.get("LAZYARRAY_NATIVE_THREADS") == "0":
+            if not available():
                 _failed = True
                 return None
+            n = threads.num_threads()
             try:
                 _pool = Pool(n - 1)
             except (OSError, RuntimeError, ValueError, AttributeError):

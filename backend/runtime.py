@@ -380,7 +380,7 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     if n_threads < 2:
         return None
     total = _size(kb.sizes)
-    table = threads.NATIVE_MIN if parallel.pool() is not None else threads.PYTHON_MIN
+    table = threads.NATIVE_MIN if parallel.available() else threads.PYTHON_MIN
     kind = _kind(k, kb.sizes)
     least = table[kind]
     if total < 2 * least:
