@@ -12,7 +12,8 @@ evaluated by every thread at the same moment, one Prepared program and one
 jit function called from all threads (new sizes bind concurrently), one lazy
 array shared by all threads and materialized implicitly (``float()``,
 ``bool()``, ``repr()``, ``numpy.asarray()``), gathers whose bounds check
-raises IndexError, ``__setitem__``, scans, sorts and reductions.
+raises IndexError, ``__setitem__``, scans, sorts and reductions, and kernels split into
+chunks on the native worker threads.
 
 Expected values come from a serial run of the same case: before the threads
 start for the cases that use existing code, after they stop for the new
@@ -185,10 +186,25 @@ def _evaluate_many(seed: int):
     return np.concatenate([np.asarray(p).ravel(), np.asarray(q).ravel()])
 
 
+_MM = xp.placeholder((64, 64))
+_MM_PREPARED = xp.compile(xp.tanh(_MM @ _MM) + 1.0, inputs=[_MM]).prepare(np.zeros((64, 64)))
+
+
+def _chunked(seed: int):
+    """Kernels split into chunks (backend/parallel.py's native pool) from every thread:
+    a prepared matrix product through its front door, elementwise and reduced math."""
+    r = np.random.default_rng(seed)
+    m = r.standard_normal((64, 64)) / 8
+    x = xp.asarray(r.standard_normal(1 << 14))
+    return np.concatenate([np.asarray(_MM_PREPARED(m)).ravel(),
+                           np.asarray(xp.sin(x) * 2.0 + xp.cos(x)),
+                           np.asarray(xp.sum(xp.exp(x * 0.5), keepdims=True))])
+
+
 FIXED = {
     "prepared": _prepared, "jit": _jit, "shared_lazy": _shared_lazy, "gather": _gather,
     "gather_out_of_bounds": _gather_out_of_bounds, "setitem": _setitem,
-    "sort_and_stats": _sort_and_stats, "evaluate_many": _evaluate_many,
+    "sort_and_stats": _sort_and_stats, "evaluate_many": _evaluate_many, "chunked": _chunked,
 }
 RAISES = {"gather_out_of_bounds": IndexError}
 N_SEEDS = 12
