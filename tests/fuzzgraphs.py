@@ -558,6 +558,19 @@ def np_expm1(x):
         return np.where(np.isfinite(x), np.expm1(x), np.exp(x) - np.ones((), x.real.dtype))
 
 
+def np_sign(x):
+    """sign; for complex z/|z| in extended precision (numpy's |z| overflows for parts
+    near the largest float: it gives 0 + 1j for -1.8e308 + 1.8e308j) and NaN + NaN j
+    for a NaN in either part (the standard; numpy gives -1j for NaN - inf j)."""
+    x = np.asarray(x)
+    if x.dtype.kind != "c":
+        return np.sign(x)
+    with np.errstate(all="ignore"):
+        out = np.sign(x.astype(np.clongdouble)).astype(x.dtype)
+    out[np.isnan(x.real) | np.isnan(x.imag)] = complex(np.nan, np.nan)
+    return out
+
+
 def _wide_complex(np_fn: Callable) -> Callable:
     """``np_fn`` computed in complex128 for complex64 arguments, then rounded (numpy's
     complex64 functions compute in single precision and are less accurate than ULPS)."""
@@ -592,7 +605,7 @@ UNARY = {
     "log1p": ("floating", np_log1p, "f"), "log2": ("floating", np.log2, "f"),
     "log10": ("floating", np.log10, "f"), "logical_not": ("bool", np.logical_not, None),
     "negative": ("numeric", np.negative, None), "round": ("numeric", _np_round, None),
-    "sign": ("numeric", np.sign, "c"), "signbit": ("real floating", np.signbit, None),
+    "sign": ("numeric", np_sign, "c"), "signbit": ("real floating", np.signbit, None),
     "sin": ("floating", np.sin, "fp"), "sinh": ("floating", np.sinh, "f"),
     "sqrt": ("floating", np.sqrt, "c"), "tan": ("floating", np.tan, "fp"),
     "tanh": ("floating", np.tanh, "f"), "trunc": ("real numeric", np.trunc, None),
