@@ -566,7 +566,7 @@ def np_sign(x):
     if x.dtype.kind != "c":
         return np.sign(x)
     with np.errstate(all="ignore"):
-        out = np.sign(x.astype(np.clongdouble)).astype(x.dtype)
+        out = np.array(np.sign(x.astype(np.clongdouble)), dtype=x.dtype)
     out[np.isnan(x.real) | np.isnan(x.imag)] = complex(np.nan, np.nan)
     return out
 
