@@ -41,17 +41,18 @@ QUICK_OPT_LEVEL = 0
 # The IR pass pipeline.  O2 vectorises (loops and SLP) like O3 and compiles about
 # 0.3 ms faster; kernels measured (benchmarks, strided, 2-D, gathers) run as fast.
 PIPELINE_LEVEL = 2
-# LLVM options for a module whose every kernel calls vector math (libmvec), and the
-# values that are LLVM's defaults, for other modules (see Codegen._tune).  A
-# vectorised loop leaves at most VF x interleave - 1 iterations (and runs all of them
+# LLVM options for a module whose every kernel calls vector math (libmvec) at least
+# twice, and the values that are LLVM's defaults, for other modules (see Codegen._tune).
+# A vectorised loop leaves at most VF x interleave - 1 iterations (and runs all of them
 # for strides other than 1) in a scalar loop; the defaults vectorise that remainder
 # again (the "epilogue") and unroll the scalar loop.  With calls in the body that is
 # twice the code to optimise and emit, 3.5 of 16 ms for an 8-op chain, for at most
 # 5% faster kernels; without calls they gain up to 10-17% (short rows, strides).
-# Interleaving (several vector iterations per loop trip) buys nothing when each
-# iteration waits on calls, and multiplies the code: one vector iteration per trip
-# (512-bit vectors) took the 8-op chain's compile from 7.8 to 7.0 ms, sum(sin(x)*x**2)
-# at n=1000 from 1.25 to 0.99 us (a shorter scalar tail), the n=1e7 chain as fast.
+# Interleaving (several vector iterations per loop trip) multiplies the code too: one
+# vector iteration per trip took the 8-op chain's compile from 7.8 to 7.0 ms, with the
+# n=1e7 chain as fast (its calls overlap within one iteration).  A kernel with a single
+# call keeps LLVM's defaults: interleaving overlaps its calls (sum(sin(x)*x**2) at n=1e7:
+# 7.6 ms one per trip, 5.5-6.2 ms interleaved) and the epilogue takes its tail.
 CALL_HEAVY_OPTIONS = {"-enable-epilogue-vectorization": ("false", "true"),
                       "-unroll-max-count": ("1", str(2**32 - 1)),
                       "-force-vector-interleave": ("1", "0")}
@@ -329,9 +330,10 @@ _VECTOR_MATH = '"vector-function-abi-variant"'
 
 
 def _is_call_heavy(ir_text: str) -> bool:
-    """Whether every internal function (kernel, helper) of a module calls vector math."""
+    """Whether every internal function (kernel, helper) of a module calls vector math
+    at least twice (see CALL_HEAVY_OPTIONS)."""
     kernels = [d for d in ir_text.split("\ndefine ")[1:] if d.startswith("internal ")]
-    return bool(kernels) and all(_VECTOR_MATH in d for d in kernels)
+    return bool(kernels) and all(d.count(_VECTOR_MATH) >= 2 for d in kernels)
 
 
 # entry(buffer pointers, meta, scalars, error record) -> error code
