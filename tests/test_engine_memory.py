@@ -126,21 +126,24 @@ def test_worker_pipeline_vectorises_through_libmvec():
 
 
 def test_call_heavy_modules_get_no_epilogue_and_others_llvm_defaults():
-    """The worker's per-module options: a kernel of vector-math calls loses the
-    vectorised epilogue; the next module without such calls gets exactly the code
-    of LLVM's defaults again (the options are process-wide)."""
-    if "sin" not in llvm.codegen().vector_variants:
-        pytest.skip("no libmvec variant of sin on this machine")
+    """The worker's per-module options: a kernel of two or more vector-math calls loses
+    the vectorised epilogue; the next module with one call or none gets exactly the
+    code of LLVM's defaults again (the options are process-wide)."""
+    variants = llvm.codegen().vector_variants
+    if "sin" not in variants or "cos" not in variants:
+        pytest.skip("no libmvec variants of sin and cos on this machine")
     x = xp.placeholder(("n",), xp.float64)
-    heavy = xp.compile(xp.sum(xp.sin(x) * x), [x]).lowered_ir()
+    heavy = xp.compile(xp.sum(xp.sin(x) * xp.cos(x)), [x]).lowered_ir()
+    single = xp.compile(xp.sum(xp.sin(x) * x), [x]).lowered_ir()
     cheap = xp.compile(xp.sum(x * x + 1.0), [x]).lowered_ir()
     gen = llvm.Codegen(in_process=True)
-    default_heavy, default_cheap = (str(gen.optimize(ir)[0]) for ir in (heavy, cheap))
+    default_single, default_cheap = (str(gen.optimize(ir)[0]) for ir in (single, cheap))
     gen.own_options()
     try:
-        tuned_heavy, tuned_cheap = (str(gen.optimize(ir)[0]) for ir in (heavy, cheap))
+        tuned_heavy, tuned_single, tuned_cheap = (str(gen.optimize(ir)[0])
+                                                  for ir in (heavy, single, cheap))
     finally:
         gen._tune("")  # leave this process with LLVM's defaults
     assert "vec.epilog" not in tuned_heavy  # (LLVM's defaults add one where VF x IC >= 16)
     assert "_ZGV" in tuned_heavy  # still vectorised through libmvec
-    assert tuned_cheap == default_cheap
+    assert tuned_single == default_single and tuned_cheap == default_cheap
