@@ -359,6 +359,35 @@ def _features(host: str) -> str:
     return host
 
 
+# fork() while another thread (tiered compilation's) is inside an LLVM call or holds the
+# code generator's locks would leave them held for good in the child, whose next compile
+# then hangs.  So they are taken around a fork: the forking thread waits for the call
+# under way, then neither process has a half-done LLVM operation.
+_fork_held: list = []
+
+
+def _before_fork() -> None:
+    gen = _codegen
+    locks = [gen._pipeline_lock, gen.lock] if gen is not None else []  # the order they nest
+    ffi_lock = getattr(getattr(getattr(llvm.ffi, "lib", None), "_lock", None), "_lock", None)
+    if ffi_lock is not None:  # llvmlite's lock around every LLVM call
+        locks.append(ffi_lock)
+    for lock in locks:
+        lock.acquire()
+    _fork_held[:] = locks
+
+
+def _after_fork() -> None:
+    for lock in reversed(_fork_held):
+        lock.release()
+    _fork_held.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
+                        after_in_child=_after_fork)
+
+
 def codegen() -> Codegen:
     """The process-wide code generator, created on first use."""
     global _codegen

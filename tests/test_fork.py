@@ -30,3 +30,36 @@ def test_a_forked_child_computes_and_exits(tmp_path):
                          env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[:2] == ["child", "0"]
+
+
+HELD_DURING_FORK = """
+import os, threading, time, numpy as np, lazyarray as xp
+from llvmlite.binding import ffi
+float(xp.sum(xp.asarray(np.ones(10))))  # the code generator exists
+held = threading.Event()
+def inside_llvm():  # as the tiering thread in the middle of an LLVM call
+    with ffi.lib._lock:
+        held.set()
+        time.sleep(0.3)
+t = threading.Thread(target=inside_llvm)
+t.start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    v = float(xp.sum(xp.cos(xp.asarray(np.zeros(7)))))  # a compile in the child
+    os._exit(0 if v == 7.0 else 3)
+_, status = os.waitpid(pid, 0)
+t.join()
+print("child", os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_fork_during_an_llvm_call_leaves_the_child_able_to_compile(tmp_path):
+    """fork() waits for another thread's LLVM call: the child's copy of llvmlite's lock
+    would otherwise stay held and its first compile hang."""
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_COMPILE_WORKER="0")
+    out = subprocess.run([sys.executable, "-c", HELD_DURING_FORK], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["child", "0"]
