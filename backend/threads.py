@@ -1,11 +1,12 @@
-"""The kernel thread pool and the rule for splitting a kernel into chunks.
+"""The rule for splitting a kernel into chunks, and the Python thread pool that runs
+them where the native pool (backend/parallel.py) is not available.
 
 A large kernel runs as chunks of its outermost output axis (each chunk writes
 its own part of the output), or, for a full reduction, of its outermost
 reduced axis (each chunk writes a partial result; the partials are then
 combined in chunk order, so a given thread count always gives the same bits).
 Chunks are the same compiled kernel run on a copy of the meta array with a
-smaller size and shifted offsets; ctypes releases the GIL during each call.
+smaller size and shifted offsets; the GIL is released while they run.
 ``LAZYARRAY_NUM_THREADS`` sets the thread count (default: the CPUs this
 process may run on); 1 turns threading off.
 
