@@ -274,9 +274,13 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
     """The arrays (of one shape) joined along a new axis ``axis``."""
     arrays = _array_sequence(arrays, "stack")
     shape = arrays[0]._node.shape
-    if any(a._node.shape != shape for a in arrays[1:]):
-        raise ValueError(f"stack(): all arrays must have the same shape, got "
-                         f"{[a.shape for a in arrays]}")
+    for a in arrays[1:]:
+        # symbolic sizes (known when a program runs) are checked then, by concat
+        other = a._node.shape
+        if len(other) != len(shape) or any(type(d) is int and type(e) is int and d != e
+                                           for d, e in zip(shape, other)):
+            raise ValueError(f"stack(): all arrays must have the same shape, got "
+                             f"{[a.shape for a in arrays]}")
     axis = normalize_axis(axis, len(shape) + 1, "stack")
     return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
 

@@ -315,6 +315,20 @@ def test_symbolic_broadcast_of_two_named_sizes():
         same(np.ones(3), np.ones(2))
 
 
+def test_symbolic_stack_checks_sizes_when_the_program_runs():
+    """A symbolic size cannot be compared with another while recording (a slice of a
+    symbolic axis against 1, fuzz seed 5 graph 1698): stack records, and a run whose
+    sizes differ raises ValueError."""
+    x = xp.placeholder(("n",), xp.float64, name="x")
+    y = xp.placeholder((1,), xp.float64, name="y")
+    prog = xp.compile(xp.stack([x[3::-2], y], axis=1), inputs=[x, y])
+    check(prog(np.arange(2.0), np.array([7.0])), np.stack([np.arange(2.0)[3::-2], [7.0]], axis=1))
+    with pytest.raises(ValueError, match="does not match"):
+        prog(np.arange(10.0), np.array([7.0]))
+    with pytest.raises(ValueError, match="stack\\(\\): all arrays must have the same shape"):
+        xp.stack([x, xp.ones((2, 2))])  # ranks differ: known while recording
+
+
 def test_symbolic_broadcast_to_concrete_target_checks_at_run():
     a = xp.placeholder(("n",), xp.float64, name="a")
     prep = xp.compile(xp.broadcast_to(a, (4, 3)), inputs=[a]).prepare(np.ones(3))
