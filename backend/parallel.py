@@ -150,17 +150,15 @@ define internal void @fill(ptr %box, ptr %fn, ptr %heads, ptr %metas, ptr %scal,
   ret void
 }
 
-; chunk %c run here: its return code into %rcs[c]
+; chunk %c run here (through a mailbox on the stack): its return code into %rcs[c]
 define internal void @run_here(ptr %fn, ptr %heads, ptr %metas, ptr %scal, ptr %errs, ptr %rcs, i64 %c) {
-  %ph = getelementptr ptr, ptr %heads, i64 %c
-  %head = load ptr, ptr %ph
-  %pm = getelementptr ptr, ptr %metas, i64 %c
-  %meta = load ptr, ptr %pm
-  %eo = mul i64 %c, ERRB
-  %err = getelementptr i8, ptr %errs, i64 %eo
-  %rc = call i32 %fn(ptr %head, ptr %meta, ptr %scal, ptr %err)
-  %pr = getelementptr i32, ptr %rcs, i64 %c
-  store i32 %rc, ptr %pr
+  %box = alloca [LINE x i8], align LINE
+  call void @fill(ptr %box, ptr %fn, ptr %heads, ptr %metas, ptr %scal, ptr %errs, i64 %c)
+  call void @run_box(ptr %box)
+  %pr = getelementptr i8, ptr %box, i64 RC
+  %rc = load i32, ptr %pr
+  %dst = getelementptr i32, ptr %rcs, i64 %c
+  store i32 %rc, ptr %dst
   ret void
 }
 
@@ -353,7 +351,6 @@ class Pool:
             ("lazyarray_run_chunks", "lazyarray_worker", "lazyarray_stop_workers"))
         self.run = RUN_TYPE(self.run_addr)
         self._stop = _STOP_TYPE(stop)
-        self.workers = workers
         self._mem = ctypes.create_string_buffer(_LINE * (workers + 2))
         self.addr = ctypes.addressof(self._mem) + (-ctypes.addressof(self._mem) % _LINE)
         self._threads = []
