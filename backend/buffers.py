@@ -95,6 +95,11 @@ def nbytes(shape: tuple, dtype) -> int:
     return n
 
 
+def large(buffers: list) -> bool:
+    """Whether any of ``buffers`` ((shape, dtype) pairs) is large enough for the pool."""
+    return any(nbytes(shape, dtype) >= MIN_BYTES for shape, dtype in buffers)
+
+
 def empty(shape: tuple, dtype) -> np.ndarray:
     """An uninitialised C-contiguous array, from the pool when it is large."""
     dtype = np.dtype(dtype)

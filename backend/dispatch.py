@@ -116,11 +116,11 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
     chunked = runner.chunked
     if not abi.FIELDS or (runner.only is None and chunked is None) or len(runner.outputs) != 1:
         return None
+    if runner.new_buffer is buffers.empty:
+        return None  # large buffers come from the pool (Python's cost is small beside them)
     pool = parallel.pool() if chunked is not None else None
     if chunked is not None and pool is None:
         return None
-    if any(buffers.nbytes(shape, dtype) >= buffers.MIN_BYTES for shape, dtype in runner.allocs):
-        return None  # large buffers come from the pool (Python's cost is small beside them)
     sched = runner.schedule
     out = runner.outputs[0]
     if out < sched.n_inputs or len(sources) != sched.n_inputs:

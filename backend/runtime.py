@@ -256,7 +256,7 @@ class Runner:
 
     __slots__ = ("compiled", "steps", "only", "meta", "meta_addr", "scal", "scal_addr",
                  "allocs", "in_shapes", "outputs", "schedule", "door", "runs", "bound",
-                 "doors", "chunked", "__weakref__")
+                 "doors", "chunked", "new_buffer", "__weakref__")
 
     def __init__(self, compiled, sched: Schedule, bound: Bound, scalars: bytes) -> None:
         self.compiled = compiled  # keeps the code loaded while this runner exists
@@ -271,6 +271,8 @@ class Runner:
         self.scal_addr = self.scal.ctypes.data
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
                        for slot in range(sched.n_inputs, len(sched.buffers))]
+        # decided once: the pool's size test would cost each run's allocations
+        self.new_buffer = buffers.empty if buffers.large(self.allocs) else np.empty
         self.in_shapes = bound.shapes[:sched.n_inputs]
         self.outputs = sched.outputs
         self.door, self.runs = None, 0  # the native front door, from the second run on
@@ -305,8 +307,9 @@ class Runner:
                 self.compiled.request_upgrade()
                 self._open_door(scalars is not None)
         bufs = list(inputs)
+        new = self.new_buffer
         for shape, dtype in self.allocs:
-            bufs.append(buffers.empty(shape, dtype))
+            bufs.append(new(shape, dtype))
         addr, _keep = abi.pack(bufs)
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
         err = _ERR()
