@@ -21,6 +21,11 @@ ERR_INDEX = 1      # a gather index out of range: (ERR_INDEX, index, size, axis 
 ERR_NO_MEMORY = 2  # the GEMM routine's scratch malloc failed
 ERR_LAYOUT = 3     # a contraction whose operands walk neither (m, k) and (k, n) nor the reverse
 
+# entry(buffers, meta or header, scalars, error record) -> error code: compiled programs
+# entry functions had it; the sequencer (backend/sequencer.py) has it now
+ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                              ctypes.c_void_p)
+
 LIST_ITEMS = 24  # PyListObject.ob_item: after refcount, type and size
 ARRAY_DATA = 16  # PyArrayObject.data: right after the object header
 # The rest of PyArrayObject_fields and PyObject, read by backend/dispatch.py's checks.

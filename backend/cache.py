@@ -1,29 +1,26 @@
-"""Caches: structural graph key -> schedule, schedule signature -> native code.
+"""Caches: structural graph key -> schedule, schedule signature -> program code.
 
 The graph key is the graph's structure with every buffer (placeholder, data
 leaf, evaluated node) and every scalar renumbered positionally: values of
 data leaves and scalars, sizes and view parameters never enter it, so new
-data and new sizes hit the same entry.  The native-code key is the
+data and new sizes hit the same entry.  The program-code key is the
 schedule's signature, which is coarser still: two graphs that differ only in
-their views share one compiled program.
+their views share one program code (backend/tiers.py), and compiled kernels
+are shared at a finer grain still, by each kernel's own structure.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import partial
 from typing import Callable
 
-from . import runtime
+from . import native, runtime, tiers
 from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Node, Op
-from .schedule import Schedule, kernel_entries, schedule
+from .schedule import Schedule, schedule
 
-MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt, not recompiled
-MAX_CODE = 2048     # loaded programs; an evicted one is reloaded from disk or recompiled
-QUICK = "~quick"    # disk-cache key suffix of quick code (see tiering.py)
+MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt
+MAX_CODE = 2048     # program codes; an evicted one is rebuilt (its kernels stay compiled)
 
 
 # Op parameters that change the schedule or the code go into the structural key;
@@ -181,10 +178,10 @@ def snapshot_of(nodes: list, values: list, key: tuple) -> list:
 
 @dataclass
 class Executable:
-    """A schedule with its compiled native code."""
+    """A schedule with its program code and tier state (``tiers.ProgramCode``)."""
 
     schedule: Schedule
-    compiled: object  # llvm.Compiled
+    program: object
 
 
 class _LRU:
@@ -215,26 +212,22 @@ class _LRU:
 
 
 class ProgramCache:
-    """Process-wide, thread-safe; counts hits, misses and compile time."""
+    """Process-wide, thread-safe: schedules, program code and bound runners by structure;
+    counts hits and misses (new structures)."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.schedules = _LRU(MAX_ENTRIES)
-        # Evicted code is unloaded once no runner or prepared program holds it.
+        # program code by schedule name; an evicted one lives on in its runners
         self.code = _LRU(MAX_CODE)
         self.runners = _LRU(MAX_ENTRIES)
         # structure id of a root's signature (ir.py) -> what the front end needs to run
         # that structure's program on the signature's leaves (see _program.materialize)
         self.by_signature: dict = {}
         self._inflight: dict = {}
-        self._shared: dict = {}  # symbol -> address of a routine loaded for good
-        self._shared_lock = threading.Lock()
-        self.hits = self.misses = self.disk_hits = self.upgrades = 0
-        self._diskcache = False  # resolved on the first compile
-        self.compile_seconds = 0.0
-        self.listeners: list[Callable] = []
-        # cb(name, seconds or None when loaded from disk, (graph key, outputs)) for each new
-        # program: plain data, so a front end can say which part of the key was new.
+        self.hits = self.misses = 0
+        # cb(name, (graph key, outputs)) for each new program: plain data, so a front end
+        # can say which part of the key was new (lazyarray/_diagnostics.py)
         self.key_listeners: list[Callable] = []
 
     def schedule(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Schedule:
@@ -249,10 +242,10 @@ class ProgramCache:
         return sched
 
     def executable(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Executable:
-        """The executable for ``nodes`` computing ``outputs``; compiles on a miss."""
+        """The schedule and program code of ``nodes`` computing ``outputs``."""
         key = key if key is not None else graph_key(nodes)
         sched = self.schedule(nodes, outputs, key)
-        return Executable(sched, self._code(sched.name, sched, (key, outputs)))
+        return Executable(sched, self.program(sched, (key, outputs)))
 
     def runner(self, nodes, outputs: tuple, keys: tuple, env: dict) -> runtime.Runner:
         """A bound runner for ``nodes``: reused while structure and binding key repeat.
@@ -270,13 +263,15 @@ class ProgramCache:
             nodes = nodes()
         exe = self.executable(nodes, outputs, keys[0])
         bound = runtime.bind(exe.schedule, nodes, env)
-        r = runtime.Runner(exe.compiled, exe.schedule, bound,
+        r = runtime.Runner(exe.program, exe.schedule, bound,
                            runtime.pack_scalars(exe.schedule, nodes))
         with self.lock:
             self.runners.put(rkey, r)
         return r
 
-    def _code(self, name: str, sched: Schedule, gkey: tuple | None = None):
+    def program(self, sched: Schedule, gkey: tuple | None = None):
+        """The program code of ``sched`` (a ``tiers.ProgramCode``), made on a miss."""
+        name = sched.name
         with self.lock:
             hit = self.code.get(name)
             if hit is not None:
@@ -286,150 +281,42 @@ class ProgramCache:
             owner = ev is None
             if owner:
                 ev = self._inflight[name] = threading.Event()
-        if not owner:  # another thread compiles this key: wait for it, never compile twice
+        if not owner:  # another thread makes it: wait, never make it twice
             ev.wait()
-            return self._code(name, sched, gkey)
+            return self.program(sched, gkey)
         try:
-            compiled, dt = self._build(name, sched)
+            program = tiers.ProgramCode(sched)
             with self.lock:
-                self.code.put(name, compiled)
-                if dt is None:
-                    self.disk_hits += 1
-                else:
-                    self.misses += 1
-                    self.compile_seconds += dt
-            if dt is not None:
-                for cb in self.listeners:
-                    cb(name, dt, compiled)
+                self.code.put(name, program)
+                self.misses += 1
             for cb in self.key_listeners:
-                cb(name, dt, gkey)
-            return compiled
+                cb(name, gkey)
+            return program
         finally:
             with self.lock:
                 self._inflight.pop(name, None)
             ev.set()
 
-    def _build(self, name: str, sched: Schedule):
-        """(Compiled, compile seconds or None when loaded from the disk cache)."""
-        # llvmlite is imported on the first compile: importing lazyarray stays cheap; the
-        # code generator only when something is compiled (not for a disk-cache hit).
-        from . import llvm, tiering
-        t0 = time.perf_counter()
-        gen = llvm.codegen()
-        module, link = self._program_parts(gen, name, sched)
-        tiering.busy()
-        try:
-            compiled, seconds, quick = self._object(gen, name, module, link, tiering.enabled())
-        finally:
-            tiering.busy()
-        if quick:
-            compiled.upgrade_job = partial(self._upgrade, name, sched)
-        if seconds is None:
-            return compiled, None
-        compiled.seconds = seconds
-        return compiled, time.perf_counter() - t0
-
-    def _program_parts(self, gen, name: str, sched: Schedule) -> tuple:
-        """(a function making the IR of ``sched``'s program, one linking its object)."""
-        n_native = sum(1 for kind, _ in sched.stages if kind == "native")
-        kernels = tuple(kernel_entries(sched))
-        imports = self._imports(gen, sched)
-
-        def module() -> str:
-            from . import codegen as cg
-            return cg.ModuleBuilder(name, gen.vector_variants).build(sched)
-        return module, lambda obj: gen.load(obj, name, n_native, kernels, imports)
-
-    def _upgrade(self, name: str, sched: Schedule, compiled) -> None:
-        """Compile ``sched``'s program in full and install it in ``compiled`` (quick
-        code of it); on the tiering thread (see tiering.py)."""
-        from . import llvm
-        gen = llvm.codegen()
-        module, link = self._program_parts(gen, name, sched)
-        obj, _ = gen.compile(module())
-        compiled.upgrade(link(obj))
-        disk = self._disk(gen)
-        if disk:
-            disk.store_later(name, obj)
-        with self.lock:
-            self.upgrades += 1
-
-    def _imports(self, gen, sched: Schedule) -> dict:
-        """Symbol -> address of the shared routines ``sched``'s code calls (the GEMM
-        libraries of backend/matmul.py), each compiled or loaded once per process."""
-        out = {}
-        if not any(k.matmul for k in sched.kernels):
-            return out
-        from . import matmul
-        for dtype in matmul.gemm_libraries(sched):
-            sym = matmul.gemm_symbol(dtype)
-            with self._shared_lock:  # rare and slow: one thread builds, the others wait
-                addr = self._shared.get(sym)
-                if addr is None:
-                    addr = self._shared[sym] = self._object(
-                        gen, sym, partial(matmul.gemm_module, dtype),
-                        partial(gen.load_shared, sym))[0]  # never quick: compiled once
-            out[sym] = addr
-        return out
-
-    def shared_library(self, key: str, ir_text: str, symbols: tuple) -> tuple:
-        """Addresses of ``symbols`` in a routine library loaded for good, compiled from
-        ``ir_text`` once per process or loaded from the disk cache (``key`` names it;
-        a hash of the text is added, so a changed text is compiled afresh)."""
-        from . import llvm
-        gen = llvm.codegen()
-        name = f"{key}_{hashlib.sha1(ir_text.encode()).hexdigest()[:16]}"
-        with self._shared_lock:
-            addrs = self._shared.get(name)
-            if addrs is None:
-                addrs = self._shared[name] = self._object(
-                    gen, name, lambda: ir_text, partial(gen.load_shared, symbols))[0]
-        return addrs
-
-    def _object(self, gen, key: str, module: Callable[[], str], link: Callable,
-                quick: bool = False):
-        """(``link(object code)``, compile seconds or None, whether it is quick code):
-        the object code of ``key`` from the disk cache, else compiled from ``module()``
-        and stored there.  With ``quick``, quick code will do (see tiering.py): the
-        optimised entry is taken if there is one, else the quick one, else quick code
-        is compiled.  A damaged or foreign entry (``link`` raises ValueError or
-        RuntimeError) is discarded and compiled again."""
-        disk = self._disk(gen)
-        for k, is_quick in ((key, False), (key + QUICK, True))[:1 + quick]:
-            obj = disk.load(k) if disk else None
-            if obj is not None:
-                try:
-                    return link(obj), None, is_quick
-                except (ValueError, RuntimeError):
-                    disk.discard(k)
-        obj, seconds = gen.compile(module(), quick)
-        linked = link(obj)
-        if disk:
-            disk.store_later(key + QUICK if quick else key, obj)
-        return linked, seconds, quick
-
     def ir_text(self, sched: Schedule) -> str:
-        """The LLVM IR of a schedule's program, as it is compiled."""
-        from . import codegen as cg
+        """The LLVM IR of each kernel of a schedule as compiled (one module per kernel)."""
         from . import llvm
-        return cg.ModuleBuilder(sched.name, llvm.codegen().vector_variants).build(sched)
-
-    def _disk(self, gen):
-        """The disk cache for this process's code generator (None when disabled)."""
-        if self._diskcache is False:
-            from . import diskcache
-            folder = diskcache.directory()
-            self._diskcache = folder and diskcache.DiskCache(folder, gen.fingerprint())
-        return self._diskcache
+        variants = llvm.codegen().vector_variants
+        return "\n".join(llvm.build_ir(tiers.kernel_unit(k).builder, variants)
+                         for k in tiers.kernel_abis(sched))
 
     def info(self) -> dict:
+        stats, ts = native.STORE.stats, tiers.STATS
+        interpreted, compiled = tiers.kernel_runs()
         with self.lock:
-            return {"hits": self.hits, "misses": self.misses, "disk_hits": self.disk_hits,
-                    "entries": len(self.code.data), "compile_seconds": self.compile_seconds,
-                    "upgrades": self.upgrades}
+            return {"hits": self.hits, "misses": self.misses, "disk_hits": stats.disk_loads,
+                    "entries": len(self.code.data), "compile_seconds": stats.compile_seconds,
+                    "upgrades": ts.installs, "compiles": stats.compiles,
+                    "background_compiles": stats.background, "compile_waits": stats.waits,
+                    "kernel_hits": ts.kernel_hits, "kernel_misses": ts.kernel_misses,
+                    "interpreted_runs": interpreted, "compiled_runs": compiled}
 
     def clear(self) -> None:
-        """Forget schedules, bound runners and loaded code not held elsewhere."""
+        """Forget schedules, bound runners and program code not held elsewhere."""
         with self.lock:
             self.schedules = _LRU(MAX_ENTRIES)
             self.runners = _LRU(MAX_ENTRIES)

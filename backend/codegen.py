@@ -155,6 +155,33 @@ class ModuleBuilder:
         b.ret(b.trunc(b.load(err, typ=I64), I32))
 
 
+def kernel_ir(name: str, k: Kernel, vector_variants: dict | None = None) -> str:
+    """The IR of a compiled kernel's unit (backend/native.py): ``k`` in the interpreter's
+    kernel ABI (``bytecode.kernel_abi``: buffers, meta and scalars its own), exported as
+    ``void name(ptr data pointers, ptr meta, ptr scalar pointers, ptr error record)``,
+    which the sequencer calls in place of interpreting the kernel."""
+    mb = ModuleBuilder(name, vector_variants)
+    kernel = KernelBuilder(mb, k, 0).build()
+    n_slots = len(_kernel_slots(k))
+    n_scal = 1 + max((ins[2] for ins in k.body if ins[0] == "scalar"), default=-1)
+    fn = ir.Function(mb.module, ir.FunctionType(ir.VoidType(), [PTR] * 4), name=name)
+    fn.attributes.add("nounwind")
+    ptrs, meta, scals, err = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    # the scalars side by side, as the kernel reads them (SCALAR_SLOT bytes each)
+    block = b.alloca(ir.ArrayType(I8, SCALAR_SLOT * max(n_scal, 1)))
+    block.align = 16
+    memcpy = mb.declare("llvm.memcpy.p0.p0.i64", ir.VoidType(), [PTR, PTR, I64, I1], pure=False)
+    for i in range(n_scal):
+        dst = b.gep(block, [ir.Constant(I64, SCALAR_SLOT * i)], source_etype=I8)
+        b.call(memcpy, [dst, _load_ptr(b, scals, i), ir.Constant(I64, SCALAR_SLOT),
+                        ir.Constant(I1, 0)])
+    b.call(kernel, [_load_ptr(b, ptrs, i) for i in range(n_slots)] + [meta, block, err])
+    b.ret_void()
+    mb._keep_used()
+    return str(mb.module)
+
+
 def _load_ptr(b: ir.IRBuilder, base: ir.Value, index: int) -> ir.Value:
     """The pointer stored at ``base[index]`` (``base`` points to pointers)."""
     return b.load(b.gep(base, [ir.Constant(I64, index)], source_etype=PTR), typ=PTR)

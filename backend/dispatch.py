@@ -3,8 +3,8 @@
 ``front_door(runner, slots)`` returns a Python callable (a ``PyCFunction``)
 that, in native code, checks that its arguments are C-contiguous aligned
 numpy arrays of the bound dtypes and shapes, allocates the output arrays
-with numpy's ``PyArray_Empty``, runs the runner's entry function with the
-GIL released and returns the output array.  Anything it does not handle
+with numpy's ``PyArray_Empty``, runs the sequencer on the runner's program code
+with the GIL released and returns the output array.  Anything it does not handle
 (another type, dtype, shape or layout, a kernel error) returns ``FALLBACK``
 without side effects, and the caller takes the Python path, which raises the
 proper error.  It replaces about a microsecond of Python per call.
@@ -12,21 +12,23 @@ proper error.  It replaces about a microsecond of Python per call.
 The code depends only on the call's signature (argument count, ranks, which
 slot comes from where); every value (dtype objects, sizes, addresses) sits
 in a per-runner descriptor, so one compiled trampoline serves every program
-with the same signature.  Trampolines are compiled in-process on the JIT
-engine (they are tiny and few).  Everything rests on the object layouts
+with the same signature.  Trampolines are units (backend/native.py): compiled
+once per machine on the background thread, loaded from the disk cache after
+that; until a runner's trampoline is loaded, it runs through Python.
+Everything rests on the object layouts
 checked in backend/abi.py; where they do not hold, ``front_door`` returns None.
 """
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import re
 import threading
-import weakref
 from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
-from . import abi, buffers, parallel
+from . import abi, buffers, native, parallel
 
 FALLBACK = object()  # "take the Python path": a unique object the trampoline returns
 
@@ -64,11 +66,10 @@ def _array_empty() -> Optional[int]:
 
 
 class _Trampolines:
-    """Compiled trampolines by signature, and what every descriptor shares."""
+    """Trampolines by signature (each a unit, backend/native.py), and what every
+    descriptor shares."""
 
     def __init__(self) -> None:
-        from . import llvm
-        self.gen = llvm.codegen()
         self.empty = _array_empty()
         self.lock = threading.Lock()
         self.defs: dict = {}  # signature -> its method definition (loaded for good)
@@ -77,16 +78,28 @@ class _Trampolines:
                                                        ctypes.c_void_p]
         self.new = new
 
-    def method_def(self, sig: tuple) -> Optional[_MethodDef]:
-        """The trampoline of ``sig``; None once ``MAX_SIGNATURES`` exist (they stay
-        loaded for the process's life, so their number is capped)."""
+    def method_def(self, sig: tuple, on_ready: Callable) -> Optional[_MethodDef]:
+        """The trampoline of ``sig`` if loaded; else None, and ``on_ready(method def)``
+        runs once it is (compiled on the background thread).  Never more than
+        ``MAX_SIGNATURES`` (they stay loaded for the process's life)."""
+        with self.lock:
+            md = self.defs.get(sig)
+            if md is not None:
+                return md
+            if len(self.defs) >= MAX_SIGNATURES:
+                return None
+        name = "lazyarray_door_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
+        unit = native.Unit(name, ("dispatch", "door_ir", (name, sig)), (name,))
+
+        def loaded(addresses) -> None:
+            on_ready(self._define(sig, addresses[0]))
+        got = native.get(unit, wait=False, on_ready=loaded)
+        return None if got is None else self._define(sig, got[0])
+
+    def _define(self, sig: tuple, addr: int) -> _MethodDef:
         with self.lock:
             md = self.defs.get(sig)
             if md is None:
-                if len(self.defs) >= MAX_SIGNATURES:
-                    return None
-                name = f"lazyarray_door_{len(self.defs)}"
-                addr = self.gen.load_shared(name, ir_text=_build(name, sig))
                 md = self.defs[sig] = _MethodDef(b"lazyarray_run", addr, _METH_FASTCALL, None)
             return md
 
@@ -104,14 +117,18 @@ def _trampolines() -> Optional[_Trampolines]:
     return _state if _state.empty else None
 
 
-def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Optional[Callable]:
+def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
+               on_open: Optional[Callable] = None) -> Optional[Callable]:
     """The native callable running ``runner`` on ``n_args`` arrays, or None.
 
     ``sources``: per input slot, an argument index (int) or a constant array.
     With ``scal_arg`` the callable takes one more argument: the scalar bytes.
-    Only single-output runners qualify whose run is one entry call, or one kernel in
-    chunks that write their own parts of the output (run on the native pool,
-    backend/parallel.py); runners with pooled large buffers (backend/buffers.py) do not.
+    Only single-output runners qualify whose run is one sequencer call, or one kernel
+    in chunks that write their own parts of the output (run on the native pool,
+    backend/parallel.py); runners with pooled large buffers (backend/buffers.py) do
+    not.  The door is also given to ``on_open``: at once, or, when its trampoline is
+    still to be compiled, from the background thread once it is loaded (meanwhile
+    None is returned and the caller keeps the Python path).
     """
     chunked = runner.chunked
     if not abi.FIELDS or (runner.only is None and chunked is None) or len(runner.outputs) != 1:
@@ -134,40 +151,35 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False) -> Op
             arg_specs[src] = (slot, np.dtype(sched.buffer_dtypes[slot].np), runner.in_shapes[slot])
     if sorted(arg_specs) != list(range(n_args)):
         return None
-    words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg, pool)
-    runner.doors.append(weakref.ref(words))
     sig = (n_args, tuple(len(arg_specs[i][2]) for i in range(n_args)),
            tuple(s if isinstance(s, int) else "c" for s in sources),
            tuple(len(shape) for shape, _ in runner.allocs), out - sched.n_inputs, scal_arg,
            len(chunked.metas) if chunked is not None else 0)
-    md = tr.method_def(sig)
+
+    def make(md: _MethodDef):
+        words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg, pool)
+        # self: (descriptor, everything the addresses in it point into)
+        return tr.new(ctypes.addressof(md), (words, keep, md), None)
+
+    def ready(md: _MethodDef) -> None:
+        if on_open is not None:
+            on_open(make(md))
+    md = tr.method_def(sig, ready)
     if md is None:
         return None
-    # self: (descriptor, everything the addresses in it point into)
-    return tr.new(ctypes.addressof(md), (words, keep, md), None)
-
-
-def _entry(runner) -> Optional[int]:
-    """Address of the function a door of ``runner`` calls (per chunk, if chunked)."""
-    if runner.only is not None:
-        return ctypes.cast(runner.only, ctypes.c_void_p).value
-    return runner.chunked.fn_addr if runner.chunked is not None else None
-
-
-def retarget(runner) -> None:
-    """Point the front doors of ``runner`` at its current entry function (a chunked
-    door keeps its chunks' meta arrays: they depend on the shapes, not the code)."""
-    entry = _entry(runner)
-    for ref in runner.doors:
-        words = ref()
-        if words is not None and entry is not None:
-            words[_ENTRY] = entry
+    door = make(md)
+    if on_open is not None:
+        on_open(door)
+    return door
 
 
 def _descriptor(runner, sources, arg_specs, tr, scal_arg, pool) -> tuple:
+    """The door's words: what it checks, allocates and calls.  It calls the sequencer,
+    on the runner's one stage (its header) or on each of its chunks' headers."""
     words = [0] * _HEADER
-    words[_ENTRY] = _entry(runner)
-    words[_META], words[_SCAL] = runner.meta_addr, runner.scal_addr
+    words[_ENTRY] = runner.program.run_addr
+    words[_META] = runner.only.addr if runner.only is not None else 0
+    words[_SCAL] = runner.scal_addr
     words[_ARRAY_TYPE], words[_FALLBACK], words[_EMPTY] = id(np.ndarray), id(FALLBACK), tr.empty
     words[_BYTES_TYPE], words[_SCAL_SIZE] = id(bytes), len(runner.scal)
     if pool is not None:
@@ -185,7 +197,13 @@ def _descriptor(runner, sources, arg_specs, tr, scal_arg, pool) -> tuple:
         dtypes.append(d)
         words += [id(d), *shape]
     arr = np.array(words, dtype=np.int64)
-    return arr, (runner.compiled, runner.meta, runner.scal, consts, dtypes, runner.chunked, pool)
+    return arr, (runner.program, runner.only, runner.meta, runner.scal, consts, dtypes,
+                 runner.chunked, pool)
+
+
+def door_ir(name: str, sig: tuple, vector_variants: dict | None = None) -> str:
+    """The IR of the trampoline unit of ``sig`` (backend/native.py)."""
+    return _build(name, sig)
 
 
 def _build(name: str, sig: tuple) -> str:

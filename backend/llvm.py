@@ -1,43 +1,34 @@
-"""The target machine, the optimisation pipeline and the JIT engines.
+"""The target machine and the optimisation pipeline: LLVM IR -> object code.
 
-LLVM is initialised on the first compile, not at import.  Object code is
-linked into an ORC LLJIT engine, each program as its own library whose
-resource tracker the ``Compiled`` object owns: the code is unloaded when the
-last object that can call it (a cache entry, a bound runner, a prepared
-program) is gone, so a capped cache bounds memory.  IR is verified before and
-after optimisation.
-
-Unloading a library frees its code but not everything the engine keeps for it
-(about 10 KB: llvmlite cannot remove a JITDylib, and ``malloc_trim`` does not
-help), and each link searches the engine's libraries by name.  So an engine
-takes ``ENGINE_LIBRARIES`` programs, then a fresh one takes over; an old engine
-is freed with its last library (each library holds its engine), so the live
-engines are bounded by those the cache and the caller's prepared programs hold.
-Libraries that stay loaded for good go into ``Codegen.engine``, which is never
-replaced.
+LLVM is initialised on the first compile, not at import, and only where
+something is compiled: the compile worker process, or this process when the
+worker is not available (backend/native.py decides).  IR is verified before
+and after optimisation.  Objects are position independent in the small code
+model, which backend/loader.py maps without LLVM.  Where that loader cannot
+run, ``load_shared`` links objects into one llvmlite JIT engine for the
+process's life instead.
 """
 from __future__ import annotations
 
-import atexit
 import ctypes
 import ctypes.util
 import itertools
 import os
 import threading
 import time
-import weakref
-from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
-from . import worker
 
 OPT_LEVEL = 3       # the target machine's (code generation) level
-# Quick machine code (tiered compilation, see tiering.py): the same optimised IR,
-# emitted at code-generation level 0 (fast instruction selection and register
-# allocation): an 8-op chain's code generation takes 3 ms instead of 8, and its
-# kernels run 0-15% slower until the fully optimised code replaces them.
+# Quick code, for building blocks a caller waits for (backend/library.py): machine code
+# at code-generation level 0 (fast instruction selection and register allocation): 3 ms
+# instead of 8 for an 8-op chain's code generation, ...
 QUICK_OPT_LEVEL = 0
+# ... and instead of the optimisation pipeline, these function passes only: the O2
+# pipeline took 86-110 ms for the sequencer and 6 ms for a one-loop building block,
+# these 13 ms and under 1 ms (the loops stay scalar: not vectorised).
+QUICK_PASSES = ("sroa", "instruction_combine", "simplify_cfg")
 # The IR pass pipeline.  O2 vectorises (loops and SLP) like O3 and compiles about
 # 0.3 ms faster; kernels measured (benchmarks, strided, 2-D, gathers) run as fast.
 PIPELINE_LEVEL = 2
@@ -56,94 +47,31 @@ PIPELINE_LEVEL = 2
 CALL_HEAVY_OPTIONS = {"-enable-epilogue-vectorization": ("false", "true"),
                       "-unroll-max-count": ("1", str(2**32 - 1)),
                       "-force-vector-interleave": ("1", "0")}
-# Libraries linked into one engine before a new engine takes over: an old engine's
-# leftovers (about 10 KB a library) are bounded by this times the engines alive.
-ENGINE_LIBRARIES = 256
-
 # glibc's libmvec: vector variants of libm functions, used by the loop vectoriser.
 _VECTOR_WIDTHS = {"avx512f": (("e", 8), ("d", 4)), "avx2": (("d", 4),)}
 
 
-@dataclass(eq=False)
-class Compiled:
-    """A compiled program: its entry functions (one per native stage).
-
-    Holding it keeps the code loaded; whoever calls ``cfuncs`` must hold it.
-    Quick code (``upgrade_job`` set) is replaced in place by optimised code
-    (``upgrade``); the replaced code stays loaded as long as this object, as a
-    caller may still be inside it.
-    """
-
-    cfuncs: list
-    seconds: dict         # where compile time went (empty when loaded from disk)
-    tracker: object = None  # the library's resource tracker: unloads the code when freed
-    kernel_funcs: dict = None  # kernel number -> its own entry, for kernels sharing a stage
-    engine: object = None   # the engine the library lives in (kept alive with it)
-    # quick code: job(self) compiling and installing the optimised code (see tiering.py)
-    upgrade_job: object = None
-    users: weakref.WeakSet = field(default_factory=weakref.WeakSet)  # runners to refresh
-    retired: list = field(default_factory=list)  # replaced code, kept loaded
-
-    def add_user(self, runner) -> None:
-        """Have ``runner.refresh()`` called when the code is upgraded."""
-        with _USERS_LOCK:
-            self.users.add(runner)
-
-    def request_upgrade(self) -> None:
-        """Queue the optimised compile of quick code (once; no-op otherwise)."""
-        if self.upgrade_job is not None:
-            from . import tiering
-            tiering.submit(self)
-
-    def upgrade(self, better: "Compiled") -> None:
-        """Run ``better``'s code from now on, in every runner using this program."""
-        self.retired.append((self.cfuncs, self.kernel_funcs, self.tracker, self.engine))
-        self.kernel_funcs, self.tracker, self.engine = \
-            better.kernel_funcs, better.tracker, better.engine
-        self.cfuncs = better.cfuncs
-        with _USERS_LOCK:
-            users = list(self.users)
-        for runner in users:
-            runner.refresh()
-
-
-_USERS_LOCK = threading.Lock()
-
-
 class Codegen:
-    """Owns the target machine, the pass pipeline and the JIT engine."""
+    """Owns the target machine and the pass pipeline."""
 
-    def __init__(self, in_process: bool = False) -> None:
+    def __init__(self) -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         self.triple = llvm.get_process_triple()
         self.cpu = llvm.get_host_cpu_name()
         self.features = _features(llvm.get_host_cpu_features().flatten())
-        target = llvm.Target.from_triple(self.triple)
-        self.tm = target.create_target_machine(cpu=self.cpu, features=self.features,
-                                               opt=OPT_LEVEL, jit=True)
-        self._target = target
+        self._target = llvm.Target.from_triple(self.triple)
+        self.tm = self._machine(OPT_LEVEL)
         self._tm_quick = None  # made on the first quick compile
         self.data_layout = str(self.tm.target_data)
-        # For libraries kept for the process's life (dispatch's trampolines): programs go
-        # into engines of their own (see _link_engine), so these never pin one of those.
-        self.engine = llvm.create_lljit_compiler(self.tm)
+        self.engine = None        # the JIT engine of load_shared, made on first use
         self._shared: list = []   # trackers of libraries loaded for good (load_shared)
-        # the engine new programs go into; the first is made now, with LLVM's start-up
-        # (an engine costs a few milliseconds), so a first program pays only its own link
-        self._program_engine = llvm.create_lljit_compiler(self.tm)
-        self._engine_links = 0       # programs linked into it
         self._libraries = itertools.count()  # a library name is never reused
         self._call_heavy = False  # whether CALL_HEAVY_OPTIONS are set (else LLVM's defaults)
         self._own_options = False  # see own_options
         self._pipeline_lock = threading.Lock()  # the options hold for one pipeline run
         self.lock = threading.Lock()
         self.vector_variants = self._load_libmvec()
-        self._fingerprint = self._compute_fingerprint()
-        self._pool = None
-        if not in_process and worker.enabled():
-            self._pool = worker.Pool(self.compile_here)
-            atexit.register(self._pool.close)
 
     def _load_libmvec(self) -> dict:
         """libm name -> [(libmvec symbol, lanes)] for the variants this CPU can run."""
@@ -170,22 +98,9 @@ class Codegen:
                     table[name] = found
         return table
 
-    def fingerprint(self) -> str:
-        """What the generated code depends on besides the program itself (computed with
-        the code generator: it cannot change within a process)."""
-        return self._fingerprint
-
-    def _compute_fingerprint(self) -> str:
-        import llvmlite
-        from . import diskcache
-        return diskcache.fingerprint(llvmlite.__version__, str(llvm.llvm_version_info),
-                                     self.triple, self.cpu, self.features,
-                                     repr(sorted(self.vector_variants.items())),
-                                     str((OPT_LEVEL, QUICK_OPT_LEVEL, PIPELINE_LEVEL,
-                                          CALL_HEAVY_OPTIONS)))
-
-    def optimize(self, ir_text: str):
-        """Parse, verify, run the optimisation pipeline, verify: (module, seconds)."""
+    def optimize(self, ir_text: str, quick: bool = False):
+        """Parse, verify, run the optimisation pipeline (``quick``: only ``QUICK_PASSES``),
+        verify: (module, seconds)."""
         t0 = time.perf_counter()
         mod = llvm.parse_assembly(ir_text)
         mod.triple = self.triple
@@ -193,6 +108,10 @@ class Codegen:
         mod.verify()
         _inline_early(mod, ir_text)
         t1 = time.perf_counter()
+        if quick:
+            self._quick_passes(mod)
+            mod.verify()
+            return mod, {"parse": t1 - t0, "optimize": time.perf_counter() - t1}
         pto = llvm.create_pipeline_tuning_options(speed_level=PIPELINE_LEVEL)
         pto.loop_vectorization = True
         pto.slp_vectorization = True
@@ -207,56 +126,42 @@ class Codegen:
         mod.verify()
         return mod, {"parse": t1 - t0, "optimize": time.perf_counter() - t1}
 
-    def compile(self, ir_text: str, quick: bool = False) -> tuple:
-        """Optimise ``ir_text`` and emit machine code: (object bytes, seconds), in the
-        compile worker when one is ready (see worker.py), else here.  ``quick``:
-        emit the machine code at ``QUICK_OPT_LEVEL``."""
-        if self._pool:
-            return self._pool.compile(ir_text, quick)
-        return self.compile_here(ir_text, quick)
+    def _quick_passes(self, mod) -> None:
+        pb = llvm.create_pass_builder(self.tm, llvm.create_pipeline_tuning_options(speed_level=1))
+        fpm = llvm.create_new_function_pass_manager()
+        for name in QUICK_PASSES:
+            getattr(fpm, f"add_{name}_pass")()
+        for fn in mod.functions:
+            if not fn.is_declaration:
+                fpm.run(fn, pb)
 
     def compile_here(self, ir_text: str, quick: bool = False) -> tuple:
-        """``compile`` in this process."""
-        mod, seconds = self.optimize(ir_text)
+        """Object code of ``ir_text``: (bytes, seconds per phase).  ``quick``: cheap code
+        soon (``QUICK_PASSES`` and code-generation level 0), for a caller that waits."""
+        mod, seconds = self.optimize(ir_text, quick)
         t0 = time.perf_counter()
         obj = (self._quick_machine() if quick else self.tm).emit_object(mod)
         seconds["codegen"] = time.perf_counter() - t0
         return obj, seconds
 
+    def _machine(self, opt: int):
+        """A target machine for this CPU emitting position-independent objects in the small
+        code model: what backend/loader.py maps (and llvmlite's JIT links as well)."""
+        return self._target.create_target_machine(cpu=self.cpu, features=self.features,
+                                                  opt=opt, reloc="pic", codemodel="small")
+
     def _quick_machine(self):
         with self.lock:
             if self._tm_quick is None:
-                self._tm_quick = self._target.create_target_machine(
-                    cpu=self.cpu, features=self.features, opt=QUICK_OPT_LEVEL, jit=True)
+                self._tm_quick = self._machine(QUICK_OPT_LEVEL)
             return self._tm_quick
 
-    def load(self, obj: bytes, entry: str, n_entries: int, kernels: tuple = (),
-             imports: dict | None = None) -> Compiled:
-        """Link object code into the engine as a new library.
+    def compile_unit(self, builder: tuple, quick: bool = False) -> bytes:
+        """The object code of a unit (backend/native.py) from its builder."""
+        return self.compile_here(build_ir(builder, self.vector_variants), quick)[0]
 
-        Resolves the stage entries ``<entry>_<i>`` and the kernel entries
-        ``<entry>_k<i>`` for ``i`` in ``kernels``; ``imports`` maps symbols the
-        code calls to their addresses (shared libraries, see ``load_shared``).
-        Raises ValueError when an entry is missing (a foreign or damaged object),
-        RuntimeError when linking fails.
-        """
-        names = [f"{entry}_{i}" for i in range(n_entries)] + [f"{entry}_k{i}" for i in kernels]
-        lib = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
-        for name in names:
-            lib.export_symbol(name)
-        for name, addr in (imports or {}).items():
-            lib.import_symbol(name, addr)
-        with self.lock:
-            engine = self._link_engine()
-            tracker = lib.link(engine, f"lib{next(self._libraries)}")
-        addrs = [tracker[name] for name in names]
-        if not all(addrs):
-            raise ValueError(f"object code lacks the entry functions of {entry}")
-        funcs = [ENTRY_TYPE(a) for a in addrs]
-        return Compiled(funcs[:n_entries], {}, tracker, dict(zip(kernels, funcs[n_entries:])),
-                        engine)
-
-    def load_shared(self, symbol, obj: bytes | None = None, ir_text: str | None = None):
+    def load_shared(self, symbol, obj: bytes | None = None, ir_text: str | None = None,
+                    imports: dict | None = None):
         """Link a library that stays loaded for the process's life (into the permanent
         engine), from object code or from IR the engine compiles itself (for tiny
         modules); returns the address of ``symbol`` (a tuple of addresses for a tuple
@@ -268,7 +173,11 @@ class Codegen:
         lib = lib.add_current_process()
         for name in names:
             lib.export_symbol(name)
+        for name, addr in (imports or {}).items():
+            lib.import_symbol(name, addr)
         with self.lock:
+            if self.engine is None:
+                self.engine = llvm.create_lljit_compiler(self.tm)
             tracker = lib.link(self.engine, f"lib{next(self._libraries)}")
             self._shared.append(tracker)
         addrs = tuple(tracker[name] for name in names)
@@ -276,19 +185,6 @@ class Codegen:
         if missing:
             raise ValueError(f"object code lacks {', '.join(missing)}")
         return addrs if isinstance(symbol, tuple) else addrs[0]
-
-    def _link_engine(self):
-        """The engine the next program goes into (caller holds ``lock``).
-
-        Dropping our reference to a full engine does not free it: the engine
-        lives until its last library is unloaded (llvmlite's resource trackers
-        share ownership of it, and ``Compiled.engine`` holds it too).
-        """
-        if self._program_engine is None or self._engine_links >= ENGINE_LIBRARIES:
-            self._program_engine = llvm.create_lljit_compiler(self.tm)
-            self._engine_links = 0
-        self._engine_links += 1
-        return self._program_engine
 
     def own_options(self) -> None:
         """Leave ``CALL_HEAVY_OPTIONS`` set between compiles: for a process whose LLVM
@@ -321,7 +217,8 @@ def _inline_early(mod, ir_text: str) -> None:
     """
     for fn in mod.functions:
         if (not fn.is_declaration and fn.linkage == llvm.Linkage.internal
-                and ir_text.count(f'@"{fn.name}"(') == 2):  # its definition and one call
+                and ir_text.count(f'@"{fn.name}"(') == 2  # its definition and one call
+                and not any(b"noinline" in a for a in fn.attributes)):
             fn.add_function_attribute("alwaysinline")
 
 
@@ -335,10 +232,6 @@ def _is_call_heavy(ir_text: str) -> bool:
     kernels = [d for d in ir_text.split("\ndefine ")[1:] if d.startswith("internal ")]
     return bool(kernels) and all(d.count(_VECTOR_MATH) >= 2 for d in kernels)
 
-
-# entry(buffer pointers, meta, scalars, error record) -> error code
-ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                              ctypes.c_void_p)
 
 _codegen: Codegen | None = None
 _init_lock = threading.Lock()
@@ -386,6 +279,14 @@ def _after_fork() -> None:
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
                         after_in_child=_after_fork)
+
+
+def build_ir(builder: tuple, vector_variants: dict) -> str:
+    """Run a unit's builder ``(module of this package, function, args)``: its IR text."""
+    import importlib
+    module, function, args = builder
+    mod = importlib.import_module(f"{__package__}.{module}")
+    return getattr(mod, function)(*args, vector_variants=vector_variants)
 
 
 def codegen() -> Codegen:

@@ -34,6 +34,7 @@ from llvmlite import ir
 from .abi import ERR_LAYOUT, ERR_NO_MEMORY
 from .codegen import _ceil_div, _combine, _for, _min_i64 as _min, _reduce_init, reg_type
 from .ir import Op
+from .schedule import gemm_operands
 
 I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
@@ -109,23 +110,11 @@ def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
 
 
 def fast_operands(k) -> tuple | None:
-    """(load x, load y, ir type) when the kernel's body is ``load_x * load_y`` of one
-    float32/float64 dtype, the output's; else None."""
-    body = k.body
-    if len(body) != 3 or k.out_dtype.name not in TILINGS:
+    """(load x, load y, ir type) when the kernel calls the GEMM routine
+    (``schedule.gemm_operands``); else None."""
+    loads = gemm_operands(k)
+    if loads is None:
         return None
-    top = body[k.value]
-    if top[0] != "op" or top[1] is not Op.MULTIPLY or top[2] is not k.out_dtype:
-        return None
-    srcs = top[3]
-    if len(srcs) != 2 or srcs[0] == srcs[1]:
-        return None
-    loads = []
-    for s in srcs:
-        ins = body[s]
-        if ins[0] != "load" or ins[1] is not k.out_dtype or k.loads[ins[2]].dyn:
-            return None
-        loads.append(ins[2])
     return loads[0], loads[1], F32 if k.out_dtype.bits == 32 else F64
 
 
@@ -167,6 +156,11 @@ def gemm_module(dtype_name: str) -> str:
     mb = ModuleBuilder(name)
     _Gemm(mb, F32 if dtype_name == "float32" else F64, name, exported=True)
     return str(mb.module)
+
+
+def gemm_unit_ir(dtype_name: str, vector_variants: dict | None = None) -> str:
+    """The IR of the GEMM routine's unit (backend/native.py)."""
+    return gemm_module(dtype_name)
 
 
 def gemm_libraries(sched) -> list:

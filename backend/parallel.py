@@ -332,6 +332,19 @@ out:
 """
 
 
+_SYMBOLS = ("lazyarray_run_chunks", "lazyarray_worker", "lazyarray_stop_workers")
+
+
+def unit_ir(vector_variants: dict | None = None) -> str:
+    """The IR of the pool's unit (backend/native.py)."""
+    return _ir()
+
+
+def _unit():
+    from . import native
+    return native.Unit("lazyarray_parallel", ("parallel", "unit_ir", ()), _SYMBOLS)
+
+
 def _ir() -> str:
     values = {"SLEEPING": _SLEEPING, "HEAD": _HEAD, "META": _META, "SCAL": _SCAL,
               "ERRB": ERR_BYTES, "ERR": _ERR, "FN": _FN, "RC": _RC, "IDLE": _IDLE,
@@ -344,11 +357,8 @@ def _ir() -> str:
 class Pool:
     """``workers`` native threads and their mailboxes; ``run`` is ``lazyarray_run_chunks``."""
 
-    def __init__(self, workers: int) -> None:
-        from .cache import PROGRAMS  # compiled once, then from the disk cache
-        self.run_addr, worker, stop = PROGRAMS.shared_library(
-            "lazyarray_parallel", _ir(),
-            ("lazyarray_run_chunks", "lazyarray_worker", "lazyarray_stop_workers"))
+    def __init__(self, workers: int, addresses: tuple) -> None:
+        self.run_addr, worker, stop = addresses
         self.run = RUN_TYPE(self.run_addr)
         self._stop = _STOP_TYPE(stop)
         self._mem = ctypes.create_string_buffer(_LINE * (workers + 2))
@@ -392,7 +402,9 @@ def available() -> bool:
 
 def pool() -> Optional[Pool]:
     """The process's native pool (``threads.num_threads() - 1`` workers, made on first
-    use), or None where unsupported, with one thread, or ``LAZYARRAY_NATIVE_THREADS=0``."""
+    use), or None where unsupported, with one thread, or ``LAZYARRAY_NATIVE_THREADS=0``,
+    and while its code is still being compiled (on the background thread: chunks run
+    on the Python pool meanwhile)."""
     global _pool, _failed
     if _pool is not None or _failed:
         return _pool
@@ -401,9 +413,12 @@ def pool() -> Optional[Pool]:
             if not available():
                 _failed = True
                 return None
-            n = threads.num_threads()
+            from . import native
             try:
-                _pool = Pool(n - 1)
+                addresses = native.get(_unit(), wait=False)
+                if addresses is None:
+                    return None
+                _pool = Pool(threads.num_threads() - 1, addresses)
             except (OSError, RuntimeError, ValueError, AttributeError):
                 _failed = True
                 return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import abi, buffers, dispatch, parallel, threads
+from . import abi, buffers, bytecode, dispatch, parallel, threads
 from .ir import TRANSCENDENTAL, Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
@@ -45,9 +45,12 @@ def node_shapes(nodes: list, env: dict) -> list:
 def bind(sched: Schedule, nodes: list, env: dict) -> Bound:
     """Compute the meta array of ``sched`` for the graph ``nodes`` at sizes ``env``."""
     shapes = node_shapes(nodes, env)
-    meta = np.zeros(max(sched.meta_size, 1), dtype=np.int64)
+    meta = np.zeros(max(bytecode.meta_size(sched), 1), dtype=np.int64)
     g = _Graph(nodes, shapes)
     kernels = [_bind_kernel(k, sched, g, meta) for k in sched.kernels]
+    for i, (k, kb) in enumerate(zip(sched.kernels, kernels)):
+        pos = sched.meta_size + 2 * i
+        meta[pos:pos + 2] = bytecode.choose_axis(k, kb.sizes, [st for _, st in kb.loads])
     return Bound(meta, [shapes[j] for j in sched.buffers], kernels)
 
 
@@ -246,27 +249,33 @@ _ERR = ctypes.c_int64 * 4  # error record: code, value, bound, axis
 
 
 class Runner:
-    """A schedule bound to shapes with its call arguments packed: one foreign call
+    """A schedule bound to shapes with its call arguments packed: one sequencer call
     per native stage (or per chunk of a threaded kernel), one Python call per
     external step.
 
-    Safe to call from several threads at once: per-run state (buffers, the
-    error record) is local to the call.
+    ``program`` is the schedule's program code and tier state
+    (``tiers.ProgramCode``: ``code``, ``run``, ``ran()``).  Safe to call from
+    several threads at once: per-run state (buffers, the error record) is local
+    to the call.
     """
 
-    __slots__ = ("compiled", "steps", "only", "meta", "meta_addr", "scal", "scal_addr",
-                 "allocs", "in_shapes", "outputs", "schedule", "door", "runs", "bound",
-                 "doors", "chunked", "new_buffer", "__weakref__")
+    __slots__ = ("program", "steps", "only", "meta", "scal", "scal_addr", "allocs",
+                 "in_shapes", "outputs", "schedule", "door", "runs", "bound", "chunked",
+                 "new_buffer", "__weakref__")
 
-    def __init__(self, compiled, sched: Schedule, bound: Bound, scalars: bytes) -> None:
-        self.compiled = compiled  # keeps the code loaded while this runner exists
+    def __init__(self, program, sched: Schedule, bound: Bound, scalars: bytes) -> None:
+        self.program = program  # keeps its program code (and installed kernels) alive
         self.meta = bound.meta
-        self.meta_addr = bound.meta.ctypes.data
         self.bound = bound
         self.schedule = sched
-        self.doors: list = []  # weak references to the descriptors of its front doors
-        compiled.add_user(self)  # upgraded code reaches it through refresh()
-        self._take_code()
+        steps = _steps(program, sched, bound, threads.num_threads())
+        # the common case, one sequencer call, takes a shorter path
+        self.steps, self.only = steps, steps[0] if len(steps) == 1 and type(steps[0]) is Stage \
+            else None
+        # one kernel split into chunks that write their own parts of the output: the front
+        # door can run it (on the native pool)
+        one = steps[0] if len(steps) == 1 else None
+        self.chunked = one if type(one) is Chunked and one.partial is None else None
         self.scal = np.frombuffer(bytearray(scalars), dtype=np.uint8)
         self.scal_addr = self.scal.ctypes.data
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
@@ -276,21 +285,6 @@ class Runner:
         self.in_shapes = bound.shapes[:sched.n_inputs]
         self.outputs = sched.outputs
         self.door, self.runs = None, 0  # the native front door, from the second run on
-
-    def _take_code(self) -> None:
-        steps = _steps(self.compiled, self.schedule, self.bound, threads.num_threads())
-        # the common case, one entry call, takes a shorter path
-        self.steps, self.only = steps, steps[0] if len(steps) == 1 and _is_entry(steps[0]) \
-            else None
-        # one kernel split into chunks that write their own parts of the output: the front
-        # door can run it (on the native pool)
-        one = steps[0] if len(steps) == 1 else None
-        self.chunked = one if type(one) is Chunked and one.partial is None else None
-
-    def refresh(self) -> None:
-        """Run the program's current code from now on (after ``Compiled.upgrade``)."""
-        self._take_code()
-        dispatch.retarget(self)
 
     def __call__(self, inputs, scalars: bytes | None = None) -> list:
         """Run once on C-contiguous ``inputs`` (numpy arrays, one per input slot);
@@ -303,8 +297,8 @@ class Runner:
                 return [out]
         elif self.runs < 2:
             self.runs += 1
-            if self.runs == 2:  # it runs again: worth its optimised code and a front door
-                self.compiled.request_upgrade()
+            self.program.ran()
+            if self.runs == 2:  # it runs again: worth a front door
                 self._open_door(scalars is not None)
         bufs = list(inputs)
         new = self.new_buffer
@@ -313,8 +307,9 @@ class Runner:
         addr, _keep = abi.pack(bufs)
         scal = self.scal_addr if scalars is None else ctypes.c_char_p(scalars)
         err = _ERR()
-        if self.only is not None:
-            if self.only(addr, self.meta_addr, scal, err):
+        only = self.only
+        if only is not None:
+            if only.fn(addr, only.addr, scal, err):
                 raise _error(err)
         else:
             self._run_steps(bufs, addr, scal, err)
@@ -322,7 +317,10 @@ class Runner:
 
     def _open_door(self, scal_arg: bool) -> None:
         n = self.schedule.n_inputs
-        self.door = dispatch.front_door(self, list(range(n)), n, scal_arg)
+
+        def opened(door) -> None:
+            self.door = door
+        dispatch.front_door(self, list(range(n)), n, scal_arg, on_open=opened)
 
     def _run_steps(self, bufs: list, addr: int, scal, err) -> None:
         memo: dict = {}
@@ -332,31 +330,48 @@ class Runner:
                 _external(step, bufs, memo)
             elif kind is Chunked:
                 step.run(bufs, scal)
-            elif step(addr, self.meta_addr, scal, err):
+            elif step.fn(addr, step.addr, scal, err):
                 raise _error(err)
 
 
-def _is_entry(step) -> bool:
-    return not isinstance(step, (ExternalStep, Chunked))
-
-
-def _steps(compiled, sched: Schedule, bound: Bound, n_threads: int) -> list:
-    """What one run calls, in order: entry functions, Chunked kernels, ExternalSteps."""
-    native = iter(compiled.cfuncs)
+def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
+    """What one run calls, in order: sequencer calls on the program code (a Stage, or a
+    kernel split into Chunked chunks), ExternalSteps."""
+    run, code = program.run, program.code
     steps = []
     for kind, x in sched.stages:
         if kind != "native":
             steps.append(x)
             continue
-        fn = next(native)
         plans = [_chunks(sched.kernels[i], bound.kernels[i], bound.meta, n_threads) for i in x]
         if not any(plans):
-            steps.append(fn)
+            steps.append(Stage(run, code, bound.meta, x[0], len(x)))
             continue
         for i, plan in zip(x, plans):  # kernel by kernel: chunks of one never meet another
-            kfn = fn if len(x) == 1 else compiled.kernel_funcs[i]
-            steps.append(Chunked(kfn, *plan) if plan else kfn)
+            if plan:
+                metas, partial = plan
+                heads = [header(code, m, i, 1) for m in metas]
+                steps.append(Chunked(run, heads, partial, keep=metas))
+            else:
+                steps.append(Stage(run, code, bound.meta, i, 1))
     return steps
+
+
+def header(code, meta: np.ndarray, first: int, count: int) -> np.ndarray:
+    """The sequencer's second argument: program code, meta array, kernels to run."""
+    return np.array([code.address, meta.ctypes.data, first, count], dtype=np.int64)
+
+
+class Stage:
+    """Kernels ``first .. first + count - 1`` of program code: one sequencer call
+    ``fn(buffers, addr, scalars, error record)``."""
+
+    __slots__ = ("fn", "header", "addr", "meta")
+
+    def __init__(self, fn, code, meta, first: int, count: int) -> None:
+        self.fn, self.meta = fn, meta
+        self.header = header(code, meta, first, count)
+        self.addr = self.header.ctypes.data
 
 
 _COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np.minimum,
@@ -419,13 +434,14 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
 
 
 class Chunked:
-    """One kernel run as chunks: on the native pool (backend/parallel.py), else on the
-    Python thread pool (backend/threads.py)."""
+    """One kernel run as chunks, each a sequencer call on a header of its own: on the
+    native pool (backend/parallel.py), else on the Python thread pool
+    (backend/threads.py).  ``metas`` are the headers; ``keep`` what they point to."""
 
-    __slots__ = ("fn", "metas", "partial", "fn_addr", "meta_addrs")
+    __slots__ = ("fn", "metas", "partial", "fn_addr", "meta_addrs", "keep")
 
-    def __init__(self, fn, metas: list, partial) -> None:
-        self.fn, self.metas, self.partial = fn, metas, partial
+    def __init__(self, fn, metas: list, partial, keep=None) -> None:
+        self.fn, self.metas, self.partial, self.keep = fn, metas, partial, keep
         self.fn_addr = ctypes.cast(fn, ctypes.c_void_p).value
         self.meta_addrs = np.array([m.ctypes.data for m in metas], np.int64)
 

@@ -432,6 +432,30 @@ def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: i
                   base, b.scan, b.matmul)
 
 
+GEMM_DTYPES = ("float32", "float64")  # the dtypes with a GEMM routine (backend/matmul.py)
+
+
+def gemm_operands(k: Kernel) -> tuple | None:
+    """(load x, load y) when contraction ``k``'s body is ``load_x * load_y`` of one
+    float32/float64 dtype, the output's: it then calls the GEMM routine; else None."""
+    body = k.body
+    if not k.matmul or len(body) != 3 or k.out_dtype.name not in GEMM_DTYPES:
+        return None
+    top = body[k.value]
+    if top[0] != "op" or top[1] is not Op.MULTIPLY or top[2] is not k.out_dtype:
+        return None
+    srcs = top[3]
+    if len(srcs) != 2 or srcs[0] == srcs[1]:
+        return None
+    loads = []
+    for s in srcs:
+        ins = body[s]
+        if ins[0] != "load" or ins[1] is not k.out_dtype or k.loads[ins[2]].dyn:
+            return None
+        loads.append(ins[2])
+    return loads[0], loads[1]
+
+
 def kernel_entries(sched: Schedule) -> list:
     """Kernels with an entry of their own, ``<entry>_k<i>``: those sharing a stage
     (a stage of one kernel is that kernel's entry)."""

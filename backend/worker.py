@@ -1,31 +1,37 @@
-"""A compile worker: a child process that turns LLVM IR into object code.
+"""The compile worker: a child process that turns units (backend/native.py) into
+object code.
 
-llvmlite's pass pipeline keeps about 80 KB per compile that it never gives
-back, so a long-running process that compiles thousands of programs would
-grow without bound.  Compiling in a child process that is replaced every
-``RECYCLE`` compiles bounds that; it also keeps an LLVM abort from killing the
-user's process.  The parent starts the worker in the background on its first
-compile and compiles in-process until the worker is ready, and whenever it is
-not (died, being replaced, or turned off with ``LAZYARRAY_COMPILE_WORKER=0``).
+Writing a unit's IR (Python) and compiling it (LLVM) both happen in the child,
+so the parent process never needs llvmlite for them and its threads are not
+held up by the GIL while a background compile runs.  llvmlite's pass pipeline
+also keeps about 80 KB per compile that it never gives back, so the child is
+replaced every ``RECYCLE`` compiles; and an LLVM abort kills the child, not
+the user's process.  The parent starts the worker in the background on its
+first compile and compiles in-process until the worker is ready, and
+whenever it is not (died, being replaced, busy with a background compile
+while a caller waits, or turned off with ``LAZYARRAY_COMPILE_WORKER=0``).
 
-Protocol (binary, over the child's stdin/stdout): the child writes ``READY\\n``
-once LLVM is initialised; a request is a 4-byte length, a byte (1: quick
-machine code, see ``llvm.Codegen.compile``) and the IR text; a
-reply is a status byte (``0`` ok, ``1`` error), three float64 timings and a
-4-byte length with the object code (or the error text).
+Protocol (binary, over the child's stdin/stdout): the child writes
+``READY\\n`` once LLVM is initialised; a request is a 4-byte length and a
+pickled ``(request id, builder, quick)``; a reply is a status byte (``0`` ok,
+``1`` error), the request id (8 bytes), the seconds the compile took and a
+4-byte length with the object code (or the error text).  A reply with another
+request's id means the pipe is out of step: that worker is dropped.
 """
 from __future__ import annotations
 
+import itertools
 import os
+import pickle
 import select
 import struct
 import subprocess
 import sys
 import threading
-from typing import Callable, Optional
+from typing import Optional
 
 RECYCLE = 1000
-_REPLY = struct.Struct("<B3dI")
+_REPLY = struct.Struct("<BqdI")
 
 
 def enabled() -> bool:
@@ -43,6 +49,7 @@ class Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.ready = False
         self.compiles = 0
+        self._ids = itertools.count(1)
 
     def poll_ready(self) -> bool:
         """True once the child said READY (never blocks)."""
@@ -55,21 +62,23 @@ class Worker:
             self.ready = self.proc.stdout.readline() == b"READY\n"
         return self.ready
 
-    def compile(self, ir_text: str, quick: bool = False) -> tuple:
+    def compile(self, builder: tuple, quick: bool) -> tuple:
         """(object code, seconds); raises RuntimeError if the worker fails."""
-        data = ir_text.encode()
+        rid = next(self._ids)
+        data = pickle.dumps((rid, builder, quick), protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            self.proc.stdin.write(struct.pack("<IB", len(data), quick) + data)
+            self.proc.stdin.write(struct.pack("<I", len(data)) + data)
             self.proc.stdin.flush()
-            head = _read(self.proc.stdout, _REPLY.size)
-            status, parse, opt, gen, n = _REPLY.unpack(head)
+            status, got, seconds, n = _REPLY.unpack(_read(self.proc.stdout, _REPLY.size))
             payload = _read(self.proc.stdout, n)
         except (OSError, EOFError, struct.error) as e:
             raise RuntimeError(f"compile worker failed: {e}") from None
+        if got != rid:
+            raise RuntimeError(f"compile worker answered request {got} to request {rid}")
         self.compiles += 1
         if status:
-            raise RuntimeError(f"compile worker: {payload.decode(errors='replace')}")
-        return payload, {"parse": parse, "optimize": opt, "codegen": gen}
+            raise ValueError(f"compile worker: {payload.decode(errors='replace')}")
+        return payload, seconds
 
     def close(self) -> None:
         try:
@@ -91,33 +100,33 @@ def _read(f, n: int) -> bytes:
 
 
 class Pool:
-    """Routes compiles to a ready worker, else to ``fallback`` (in-process)."""
+    """Routes compiles to a ready worker; None when there is none (compile in-process)."""
 
-    def __init__(self, fallback: Callable[[str, bool], tuple]) -> None:
-        self.fallback = fallback
-        self.lock = threading.Lock()
+    def __init__(self) -> None:
+        self.lock = threading.Lock()      # the worker's pipe: one request at a time
+        self.state = threading.Lock()     # the fields below
         self.current: Optional[Worker] = None
         self.next: Optional[Worker] = None
         self.failures = 0
-        os.register_at_fork(after_in_child=self._after_fork_in_child)
 
-    def _after_fork_in_child(self) -> None:
-        """The workers' pipes belong to the parent: a forked child starts its own."""
-        self.lock = threading.Lock()
-        self.current = self.next = None
-
-    def compile(self, ir_text: str, quick: bool = False) -> tuple:
+    def compile(self, builder: tuple, quick: bool, busy_ok: bool = True) -> Optional[bytes]:
+        """Object code from the worker, or None: no worker ready, or it is busy and
+        the caller (``busy_ok=False``) would rather compile in-process than wait."""
         w = self._ready_worker()
-        if w is not None:
-            try:
-                with self.lock:
-                    return w.compile(ir_text, quick)
-            except RuntimeError:
-                self._drop(w)
-        return self.fallback(ir_text, quick)
+        if w is None:
+            return None
+        if not self.lock.acquire(blocking=busy_ok):
+            return None
+        try:
+            return w.compile(builder, quick)[0]
+        except RuntimeError:
+            self._drop(w)
+            return None
+        finally:
+            self.lock.release()
 
     def _ready_worker(self) -> Optional[Worker]:
-        with self.lock:
+        with self.state:
             if self.failures > 3:
                 return None  # workers keep dying here: compile in-process from now on
             if self.current is None:
@@ -135,18 +144,45 @@ class Pool:
             return None
 
     def _drop(self, w: Worker) -> None:
-        with self.lock:
+        with self.state:
             self.failures += 1
             if self.current is w:
                 self.current = None
         w.close()
 
     def close(self) -> None:
-        with self.lock:
+        with self.state:
             for w in (self.current, self.next):
                 if w is not None:
                     w.close()
             self.current = self.next = None
+
+
+_pool: Optional[Pool] = None
+_pool_lock = threading.Lock()
+
+
+def pool() -> Optional[Pool]:
+    """The process's worker pool (None when turned off); starts no process by itself."""
+    global _pool
+    if not enabled():
+        return None
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                import atexit
+                _pool = Pool()
+                atexit.register(_pool.close)
+    return _pool
+
+
+def _after_fork_in_child() -> None:
+    """The workers' pipes belong to the parent: a forked child starts its own."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def serve() -> None:
@@ -160,14 +196,16 @@ def serve() -> None:
     out.flush()
     while True:
         try:
-            n, quick = struct.unpack("<IB", _read(src, 5))
-            text = _read(src, n).decode()
+            n, = struct.unpack("<I", _read(src, 4))
+            rid, builder, quick = pickle.loads(_read(src, n))
         except EOFError:
             return
         try:
-            obj, s = gen.compile_here(text, bool(quick))
-            out.write(_REPLY.pack(0, s["parse"], s["optimize"], s["codegen"], len(obj)) + obj)
+            import time
+            t0 = time.perf_counter()
+            obj = gen.compile_unit(builder, quick)
+            out.write(_REPLY.pack(0, rid, time.perf_counter() - t0, len(obj)) + obj)
         except Exception as e:  # the parent gets the message and compiles in-process
             msg = f"{type(e).__name__}: {e}".encode()
-            out.write(_REPLY.pack(1, 0.0, 0.0, 0.0, len(msg)) + msg)
+            out.write(_REPLY.pack(1, rid, 0.0, len(msg)) + msg)
         out.flush()

@@ -104,11 +104,11 @@ def traced_peak(fn: Callable[[], Any]) -> tuple[int, float, Any]:
 
 
 def _settle() -> None:
-    """Wait for lazyarray's background work started by the warm-up: the optimised
-    compile of a program that ran again (tiered compilation) would otherwise share
-    the cores with the first samples, which would time its quick code."""
-    from lazyarray.backend import tiering
-    tiering.flush()
+    """Wait for lazyarray's background work started by the warm-up: the compile of a
+    program that ran again (backend/tiers.py) would otherwise share the cores with the
+    first samples, which would time its interpreted runs."""
+    from lazyarray.backend import native
+    native.flush()
 
 
 def measure(fn: Callable[[], Any], quick: bool, memory: bool,

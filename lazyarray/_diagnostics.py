@@ -1,4 +1,5 @@
-"""The compile log: each LLVM compile, its time, and why the cache missed.
+"""The compile log: each new program, which tier runs it, each LLVM compile and why
+the cache missed.
 
 Messages go to the ``logging`` logger ``"lazyarray"`` at INFO level.  Setting
 the environment variable ``LAZYARRAY_LOG=compile`` before importing lazyarray
@@ -28,6 +29,7 @@ import warnings
 from collections import deque
 from typing import Optional
 
+from .backend import native, tiers
 from .backend.cache import PROGRAMS
 from .backend.ir import ARG_REDUCE, REDUCE, SCAN, Op
 
@@ -163,8 +165,9 @@ def _nodes(indices: tuple) -> str:
 
 # --------------------------------------------------------------------------- the listener
 
-def _on_program(name: str, seconds: Optional[float], key: Optional[tuple]) -> None:
-    """Called by the backend for every new program (compiled, or loaded from disk)."""
+def _on_program(name: str, key: Optional[tuple]) -> None:
+    """Called by the backend for every new program structure: it runs on the interpreter
+    at once (backend/tiers.py)."""
     if key is None:
         return
     with _lock:
@@ -173,14 +176,27 @@ def _on_program(name: str, seconds: Optional[float], key: Optional[tuple]) -> No
     if not logger.isEnabledFor(logging.INFO):
         return
     try:
-        size = f"{len(key[0])} nodes"
-        if seconds is None:
-            logger.info("loaded %s from the disk cache (%s)", name, size)
-            return
-        logger.info("compiled %s in %.1f ms (%s); cache miss: %s",
-                    name, seconds * 1e3, size, explain(key, earlier))
+        logger.info("new program %s (%d nodes) runs on the interpreter; cache miss: %s",
+                    name, len(key[0]), explain(key, earlier))
     except Exception as e:  # a diagnostic must never break the computation it reports on
-        logger.warning("could not explain the compile of %s: %r", name, e)
+        logger.warning("could not explain the new program %s: %r", name, e)
+
+
+def _on_tier(event: str, name: str, detail: str) -> None:
+    """Called by backend/tiers.py when a program's kernels are compiled or installed."""
+    if logger.isEnabledFor(logging.INFO):
+        logger.info("%s %s", name, detail)
+
+
+def _on_unit(event: str, name: str, seconds: Optional[float]) -> None:
+    """Called by backend/native.py for every unit compiled or loaded from disk."""
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    if event == "disk":
+        logger.info("loaded %s from the disk cache", name)
+    else:
+        where = "in the background" if event == "background" else "while a caller waited"
+        logger.info("compiled %s in %.1f ms %s", name, (seconds or 0.0) * 1e3, where)
 
 
 def _configure_from_environment() -> None:
@@ -204,4 +220,8 @@ def _configure_from_environment() -> None:
 
 if _on_program not in PROGRAMS.key_listeners:
     PROGRAMS.key_listeners.append(_on_program)
+if _on_tier not in tiers.LISTENERS:
+    tiers.LISTENERS.append(_on_tier)
+if _on_unit not in native.STORE.stats.log:
+    native.STORE.stats.log.append(_on_unit)
 _configure_from_environment()

@@ -176,20 +176,44 @@ def evaluate(*arrays: Array):
 
 
 class CacheInfo(NamedTuple):
-    """Counters of the process-wide kernel cache."""
+    """Counters of the process-wide program and code caches (see ``compile_cache_info``)."""
 
     hits: int
     misses: int
     disk_hits: int
     entries: int
     compile_seconds: float
-    upgrades: int = 0  # quick code replaced by optimised code (backend/tiering.py)
+    upgrades: int = 0
+    compiles: int = 0
+    background_compiles: int = 0
+    compile_waits: int = 0
+    kernel_hits: int = 0
+    kernel_misses: int = 0
+    interpreted_runs: int = 0
+    compiled_runs: int = 0
 
 
 def compile_cache_info() -> CacheInfo:
-    """Hits, misses (LLVM compiles), programs loaded from the disk cache, entries,
-    total compile seconds so far, and upgrades of quick code to optimised code
-    (background compiles of programs that ran again, see backend/tiering.py)."""
+    """Counters of the caches and tiers (backend/tiers.py), all since the process began.
+
+    * ``hits``, ``misses``: evaluations whose program structure was known, and new
+      structures (a schedule and program code made: no LLVM work);
+      ``entries``: program structures held.
+    * ``compiles``: LLVM compiles of any unit (kernels, building blocks, trampolines),
+      ``background_compiles`` of them on the background thread; ``compile_waits``:
+      compiles a caller waited for, taking ``compile_seconds`` in all;
+      ``disk_hits``: units loaded from the disk cache instead.
+    * ``kernel_hits``, ``kernel_misses``: compiled kernels wanted that were already
+      compiled (in memory or on disk, possibly by another program with the same
+      kernel) or had to be compiled; ``upgrades``: compiled kernels installed into
+      program code (the kernel stops being interpreted there).
+    * ``interpreted_runs``, ``compiled_runs``: kernel runs per tier (the sequencer
+      counts them, front-door calls included).
+
+    >>> import lazyarray as xp
+    >>> xp.compile_cache_info().misses >= 0
+    True
+    """
     return CacheInfo(**PROGRAMS.info())
 
 
@@ -250,16 +274,21 @@ class Program:
                 return i
         raise ValueError("input_index(): that array is not an input of this program")
 
-    def prepare(self, *args) -> "Prepared":
+    def prepare(self, *args, compile: bool = True) -> "Prepared":  # noqa: A002
         """Specialise to the shapes/dtypes of ``args`` and compile (cached).
 
         ``args``: a value or a placeholder (a shape/dtype spec) per placeholder,
-        then optionally values for captured constants.
+        then optionally values for captured constants.  With ``compile=False`` the
+        program starts on the interpreter and its kernels are compiled in the
+        background once it runs again, as for implicit evaluation (``LAZYARRAY_TIER``
+        can override both, see backend/tiers.py).
         """
         specs = self._check_args(args, allow_specs=True)
         shapes = tuple(s[0] for s in specs[:len(self._placeholders)])
         self._env(list(shapes))
         exe = PROGRAMS.executable(self._nodes, self._outputs, self._key)
+        if compile:
+            exe.program.compile(wait=True)
         prepared = Prepared(self, exe)
         prepared._runner(shapes)
         return prepared
@@ -378,7 +407,7 @@ class Prepared:
 
     def __init__(self, program: Program, exe) -> None:
         self.program = program
-        self._compiled = exe.compiled  # keeps the code loaded
+        self._program = exe.program  # keeps its program code alive
         self._runners: dict = {}
         n_ph = len(program._placeholders)
         self._n_ph = n_ph
@@ -399,7 +428,7 @@ class Prepared:
             except OverflowError:  # a symbolic size past int64, e.g. n * a huge repeat count
                 raise ValueError(f"with sizes {env} an array of this program would be larger "
                                  "than the largest possible size (2**63 - 1)") from None
-            r = runtime.Runner(self._compiled, p._schedule, bound, p._scalars)
+            r = runtime.Runner(self._program, p._schedule, bound, p._scalars)
             check_allocation(r.allocs, f"running this program with sizes {env}")
             if len(self._runners) >= 64:
                 self._runners.clear()
@@ -446,9 +475,12 @@ class Prepared:
             return
         n = self._n_ph
         sources = [k if k < n else self._constants[k - n] for k in self.program._slot_leaf]
-        self._door = dispatch.front_door(runner, sources, n)
         self._door_runner = runner
         self._door_out = None  # its output's dtype and leaf id, from its first one
+
+        def opened(door) -> None:  # now, or once the trampoline is compiled
+            self._door = door
+        dispatch.front_door(runner, sources, n, on_open=opened)
 
     def _door_output(self, out: np.ndarray) -> tuple:
         d = self._out_dtypes[0]
@@ -488,9 +520,10 @@ class JitFunction:
     without tracing again.
     """
 
-    def __init__(self, f: Callable, symbolic: bool = False) -> None:
+    def __init__(self, f: Callable, symbolic: bool = False, compile: bool = False) -> None:  # noqa: A002
         self.fn = f
         self.symbolic = symbolic
+        self.compile = compile
         self.trace_count = 0
         self._cache: dict = {}
         self._lock = threading.RLock()  # re-entrant: f may call this function again
@@ -538,23 +571,28 @@ class JitFunction:
             phs.append(ph)
         prog = Program(self.fn(*traced), phs)
         self.trace_count += 1
-        return prog.prepare(*phs) if not self.symbolic else _SymbolicPrepared(prog)
+        if self.symbolic:
+            return _SymbolicPrepared(prog, self.compile)
+        return prog.prepare(*phs, compile=self.compile)
 
 
 class _SymbolicPrepared:
     """Prepares lazily on the first call, so symbolic dims are bound by values."""
 
-    def __init__(self, prog: Program) -> None:
-        self.prog, self.prepared = prog, None
+    def __init__(self, prog: Program, compile: bool) -> None:  # noqa: A002
+        self.prog, self.prepared, self.compile = prog, None, compile
 
     def __call__(self, *vals):
         if self.prepared is None:
-            self.prepared = self.prog.prepare(*vals)
+            self.prepared = self.prog.prepare(*vals, compile=self.compile)
         return self.prepared(*vals)
 
 
-def jit(f: Optional[Callable] = None, *, symbolic: bool = False):
-    """Trace ``f`` per input signature, compile once, run many times.
+def jit(f: Optional[Callable] = None, *, symbolic: bool = False,
+        compile: bool = False):  # noqa: A002
+    """Trace ``f`` per input signature, then run the traced program: at once on the
+    interpreter, with its kernels compiled in the background once it runs again
+    (``compile=True``: compiled before the first call returns, as ``jax.jit``).
 
     >>> import lazyarray as xp, numpy as np
     >>> jf = xp.jit(lambda x: xp.sum(xp.sin(x) * x**2))
@@ -562,5 +600,5 @@ def jit(f: Optional[Callable] = None, *, symbolic: bool = False):
     1235.325872
     """
     if f is None:
-        return lambda g: JitFunction(g, symbolic)
-    return JitFunction(f, symbolic)
+        return lambda g: JitFunction(g, symbolic, compile)
+    return JitFunction(f, symbolic, compile)

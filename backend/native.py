@@ -1,0 +1,381 @@
+"""Native code units: compiled once per machine, kept on disk, loaded without LLVM.
+
+Everything the backend runs natively is a *unit*: the sequencer and each
+building block (backend/sequencer.py, backend/blocks.py), each compiled
+kernel, the GEMM routines (backend/matmul.py), the thread pool
+(backend/parallel.py) and the front-door trampolines (backend/dispatch.py).
+A unit has a unique name (also its disk-cache key), a *builder* that writes
+its LLVM IR, named as an importable function so that the compile worker
+process can run it (``(module, function, args)``, called as
+``function(*args, vector_variants=...)``), and the symbols it exports.
+
+``get(unit)`` gives the addresses of a unit's symbols: from memory, else from
+the disk cache, else compiled, and ``get(unit, wait=False)`` never waits for
+LLVM: it queues the compile on the background thread and returns None until
+the code is loaded (``on_ready`` callbacks run then).  Loading uses
+backend/loader.py, which maps object code itself, so a process whose units
+are all on disk never imports llvmlite; where that loader cannot run (not
+Linux on x86-64) units are linked into llvmlite's JIT instead.  Compiles run
+in the compile worker process (backend/worker.py) when it is ready and idle,
+else in this process.
+
+Background compiles run one at a time on one thread, most urgent first:
+``URGENT`` (something a caller would otherwise wait for: a kernel of a hot
+program, a GEMM routine), then ``LATER`` (building blocks compiled ahead of
+need).
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import platform
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from . import threads
+
+URGENT, LATER = 0, 1
+_SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
+            "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One compiled object: ``name`` (unique), ``builder`` = (module, function, args)
+    writing its IR, the ``symbols`` it exports, and whether quick machine code will do."""
+
+    name: str
+    builder: tuple
+    symbols: tuple
+    quick: bool = False
+    needs: tuple = ()  # units whose symbols this one calls (loaded first)
+
+
+@dataclass
+class Loaded:
+    """A unit's code in memory: symbol addresses, and the image holding them."""
+
+    addresses: tuple
+    image: object
+
+
+@dataclass
+class Stats:
+    compiles: int = 0             # LLVM compiles (in the worker or in this process)
+    background: int = 0           # of which on the background thread
+    disk_loads: int = 0           # units loaded from the disk cache
+    compile_seconds: float = 0.0  # wall time of compiles waited for by a caller
+    waits: int = 0                # compiles a caller waited for
+    log: list = field(default_factory=list)  # listeners: cb(event, unit name, seconds)
+
+
+class Store:
+    """The process's loaded units (kept for the process's life)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.loaded: dict = {}         # name -> Loaded
+        self.symbols: dict = {}        # exported symbol -> address, of every loaded unit
+        self.pending: dict = {}        # name -> [callbacks] while queued or compiling
+        self.inflight: dict = {}       # name -> threading.Event (a compile under way)
+        self.stats = Stats()
+        self._disk = False             # resolved on first use
+        self._queue: queue.PriorityQueue = queue.PriorityQueue()
+        self._seq = itertools.count()
+        self._thread: Optional[threading.Thread] = None
+        self._stopping = False
+        self._gen = None
+
+    # -- looking up
+    def get(self, unit: Unit, wait: bool = True, priority: int = URGENT,
+            on_ready: Optional[Callable] = None) -> Optional[tuple]:
+        """The addresses of ``unit``'s symbols; with ``wait=False`` None until they are
+        loaded (the compile is then queued, and ``on_ready(addresses)`` runs once)."""
+        hit = self.loaded.get(unit.name)
+        if hit is not None:
+            return hit.addresses
+        for dep in unit.needs:  # dependencies first: their symbols resolve this one's
+            if self.get(dep, wait=wait, priority=priority) is None:
+                self._queue_unit(unit, priority, on_ready)
+                return None
+        got = self._from_disk(unit)
+        if got is not None:
+            return got
+        if not wait:
+            self._queue_unit(unit, priority, on_ready)
+            return None
+        return self._compile_now(unit)
+
+    def ready(self, name: str) -> bool:
+        return name in self.loaded
+
+    def _keep(self, unit: Unit, loaded: Loaded) -> None:
+        """Record ``loaded`` (caller holds the lock)."""
+        self.loaded[unit.name] = loaded
+        self.symbols.update(zip(unit.symbols, loaded.addresses))
+
+    def _from_disk(self, unit: Unit) -> Optional[tuple]:
+        disk = self.disk()
+        obj = disk.load(unit.name) if disk else None
+        if obj is None:
+            return None
+        try:
+            loaded = self._link(unit, obj)
+        except (ValueError, RuntimeError, KeyError):
+            disk.discard(unit.name)  # damaged or foreign: compiled again
+            return None
+        with self.lock:
+            if unit.name in self.loaded:
+                return self.loaded[unit.name].addresses
+            self._keep(unit, loaded)
+            self.stats.disk_loads += 1
+        self._announce("disk", unit, None)
+        return loaded.addresses
+
+    def _compile_now(self, unit: Unit) -> tuple:
+        """Compile on this thread (one thread per unit; others wait for it)."""
+        with self.lock:
+            if unit.name in self.loaded:
+                return self.loaded[unit.name].addresses
+            ev = self.inflight.get(unit.name)
+            owner = ev is None
+            if owner:
+                ev = self.inflight[unit.name] = threading.Event()
+        if not owner:
+            ev.wait()
+            return self.get(unit)
+        try:
+            t0 = time.perf_counter()
+            obj = self._object(unit, background=False)
+            loaded = self._link(unit, obj)
+            dt = time.perf_counter() - t0
+            with self.lock:
+                self._keep(unit, loaded)
+                self.stats.compiles += 1
+                self.stats.waits += 1
+                self.stats.compile_seconds += dt
+            self._store(unit, obj)
+            self._announce("compiled", unit, dt)
+            return loaded.addresses
+        finally:
+            with self.lock:
+                self.inflight.pop(unit.name, None)
+            ev.set()
+            self._fire(unit.name)
+
+    # -- the background thread
+    def _queue_unit(self, unit: Unit, priority: int, on_ready) -> None:
+        with self.lock:
+            if unit.name in self.loaded:
+                ready = self.loaded[unit.name].addresses
+            else:
+                ready = None
+                cbs = self.pending.get(unit.name)
+                if cbs is None:
+                    cbs = self.pending[unit.name] = []
+                    self._queue.put((priority, next(self._seq), unit))
+                    self._start()
+                elif priority == URGENT:  # queued as LATER: move it up
+                    self._queue.put((priority, next(self._seq), unit))
+                if on_ready is not None:
+                    cbs.append(on_ready)
+        if ready is not None and on_ready is not None:
+            on_ready(ready)
+
+    def _start(self) -> None:
+        if self._thread is None and not self._stopping:
+            import atexit
+            self._thread = threading.Thread(target=self._serve, name="lazyarray-compile",
+                                            daemon=True)
+            self._thread.start()
+            atexit.register(self.stop)
+
+    def _serve(self) -> None:
+        while True:
+            _, _, unit = self._queue.get()
+            if unit is None or self._stopping:
+                return
+            if unit.name in self.loaded or unit.name not in self.pending:
+                self._fire(unit.name)
+                continue
+            try:
+                self._background(unit)
+            except Exception:  # noqa: BLE001 - the caller keeps the interpreter tier
+                with self.lock:
+                    self.pending.pop(unit.name, None)
+
+    def _background(self, unit: Unit) -> None:
+        for dep in unit.needs:
+            if self.get(dep, wait=False) is None:
+                self.get(dep)  # on this (background) thread
+        if self._from_disk(unit) is None:
+            with self.lock:
+                if unit.name in self.loaded or unit.name in self.inflight:
+                    return
+                ev = self.inflight[unit.name] = threading.Event()
+            try:
+                t0 = time.perf_counter()
+                obj = self._object(unit, background=True)
+                loaded = self._link(unit, obj)
+                with self.lock:
+                    self._keep(unit, loaded)
+                    self.stats.compiles += 1
+                    self.stats.background += 1
+                self._store(unit, obj)
+                self._announce("background", unit, time.perf_counter() - t0)
+            finally:
+                with self.lock:
+                    self.inflight.pop(unit.name, None)
+                ev.set()
+        self._fire(unit.name)
+
+    def _fire(self, name: str) -> None:
+        with self.lock:
+            cbs = self.pending.pop(name, [])
+            loaded = self.loaded.get(name)
+        if loaded is not None:
+            for cb in cbs:
+                try:
+                    cb(loaded.addresses)
+                except Exception:  # noqa: BLE001 - a listener must not stop the thread
+                    pass
+
+    def flush(self, timeout: float = 600.0) -> None:
+        """Wait until nothing is queued or compiling in the background."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                busy = bool(self.pending) or bool(self.inflight)
+            if not busy:
+                return
+            time.sleep(0.002)
+
+    def stop(self) -> None:
+        """At exit: drop what is queued, wait for the compile under way."""
+        self._stopping = True
+        thread = self._thread
+        if thread is not None:
+            self._queue.put((-1, -1, None))
+            thread.join(timeout=30)
+
+    # -- compiling, storing, linking
+    def _object(self, unit: Unit, background: bool) -> bytes:
+        from . import worker
+        pool = worker.pool()
+        if pool is not None:
+            obj = pool.compile(unit.builder, unit.quick, busy_ok=background)
+            if obj is not None:
+                return obj
+        return self.codegen().compile_unit(unit.builder, unit.quick)
+
+    def codegen(self):
+        from . import llvm
+        return llvm.codegen()
+
+    def _store(self, unit: Unit, obj: bytes) -> None:
+        disk = self.disk()
+        if disk:
+            disk.store_later(unit.name, obj)
+
+    def _link(self, unit: Unit, obj: bytes) -> Loaded:
+        loader = _loader()
+        if loader is not None:
+            image = loader.load(obj, self._resolve)
+            return Loaded(tuple(image.address(s) for s in unit.symbols), image)
+        imports = {s: self.symbols[s] for dep in unit.needs
+                   for s in self.loaded_unit(dep).symbols}
+        addrs = self.codegen().load_shared(tuple(unit.symbols), obj, imports=imports)
+        return Loaded(tuple(addrs), None)
+
+    def loaded_unit(self, unit: Unit) -> Unit:
+        return unit
+
+    def _resolve(self, symbol: str) -> Optional[int]:
+        from . import loader
+        return self.symbols.get(symbol) or loader.default_resolve(symbol)
+
+    def disk(self):
+        if self._disk is False:
+            from . import diskcache
+            folder = diskcache.directory()
+            self._disk = folder and diskcache.DiskCache(folder, fingerprint())
+        return self._disk
+
+    def _announce(self, event: str, unit: Unit, seconds) -> None:
+        for cb in list(self.stats.log):
+            try:
+                cb(event, unit.name, seconds)
+            except Exception:  # noqa: BLE001
+                pass
+
+    def after_fork_in_child(self) -> None:
+        self.lock = threading.RLock()
+        self.pending, self.inflight = {}, {}
+        self._queue = queue.PriorityQueue()
+        self._thread = None
+
+
+def _loader():
+    """backend/loader.py where it can run (Linux on x86-64), else None."""
+    try:
+        from . import loader
+    except ImportError:
+        return None
+    return loader if loader.supported() else None
+
+
+STORE = Store()
+get = STORE.get
+flush = STORE.flush
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=STORE.after_fork_in_child)
+
+
+# --------------------------------------------------------------------------- fingerprint
+
+_fingerprint: Optional[str] = None
+
+
+def fingerprint() -> str:
+    """What compiled code depends on besides its unit: the backend's sources, llvmlite's
+    version, the CPU (model and features), the C library (libm, libmvec) and the switches
+    that change generated code.  Computed without LLVM."""
+    global _fingerprint
+    if _fingerprint is None:
+        import llvmlite  # the package's version only: llvmlite.binding is not imported
+        h = hashlib.sha256()
+        here = Path(__file__).parent
+        for name in _SOURCES:
+            h.update((here / name).read_bytes())
+        parts = (llvmlite.__version__, sys.platform, platform.machine(), _cpu(),
+                 os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else "",
+                 os.environ.get("LAZYARRAY_PREFER_256", ""))
+        for p in parts:
+            h.update(str(p).encode())
+            h.update(b"\0")
+        _fingerprint = h.hexdigest()
+    return _fingerprint
+
+
+def _cpu() -> str:
+    """The CPU's model and feature flags (the code is compiled for this CPU)."""
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            text = f.read(65536).decode(errors="replace")
+    except OSError:
+        return platform.processor()
+    keep = []
+    for line in text.splitlines():
+        key = line.split(":", 1)[0].strip()
+        if key in ("vendor_id", "cpu family", "model", "model name", "flags"):
+            keep.append(line)
+        if key == "flags":
+            break  # the first processor's description is enough
+    return "\n".join(keep)
