@@ -29,6 +29,7 @@ put size           ``f(dst, stride, src, n)``: ``dst[i * stride] = src[i]``
 init op dt         ``f(acc, n)``: every lane the reduction's identity
 acc op dt          ``f(acc, v, n)``: ``acc[i] = combine(acc[i], v[i])``
 hred op dt         ``f(out, acc, n)``: ``out[0] = combine over acc[0:n]``
+fold op dt         ``f(state, v, n)``: ``state[0] = combine(state[0], v[i])`` in order
 mean dt            ``f(acc, count, n)``: ``acc[i] /= count``
 argx op dt         ``f(best, at, v, n, k)``: per element, ``k`` the reduced index
 args op dt         ``f(state, v, n, k0)``: sequential over ``v``, ``state`` =
@@ -219,6 +220,20 @@ def _emit_hred(mb, key) -> None:
     b.ret_void()
 
 
+def _emit_fold(mb, key) -> None:
+    """A sequential reduction: for the products of complex numbers, where order decides
+    which special value (NaN or infinity) comes out, the same order as compiled code."""
+    op, dt = Op(key[1]), _dtype(key[2])
+    fn, b = _function(mb, key, [PTR, PTR, I64])
+    state, v, n = fn.args
+    init = _load(b, state, ir.Constant(I64, 0), dt)
+
+    def body(bb, i, carried):
+        return [cg._combine(mb, bb, op, dt, carried[0], _load(bb, v, i, dt), exact=True)]
+    _store(b, state, ir.Constant(I64, 0), dt, _loop(b, n, body, [init])[0])
+    b.ret_void()
+
+
 def _emit_mean(mb, key) -> None:
     dt = _dtype(key[1])
     fn, b = _function(mb, key, [PTR, I64, I64])
@@ -372,9 +387,22 @@ def _emit_gather(mb, key) -> None:
 
 
 _EMIT = {"ew": _emit_ew, "copy": _emit_copy, "put": _emit_put, "init": _emit_init,
-         "acc": _emit_acc, "hred": _emit_hred, "mean": _emit_mean, "argx": _emit_argx,
+         "acc": _emit_acc, "hred": _emit_hred, "fold": _emit_fold, "mean": _emit_mean, "argx": _emit_argx,
          "args": _emit_args, "scanx": _emit_scanx, "scans": _emit_scans, "iota": _emit_iota,
          "index": _emit_index, "gather": _emit_gather}
+
+
+def bundle_ir(vector_variants: dict | None = None) -> str:
+    """The IR of the library's bundle (backend/library.py): every primitive of the full
+    set and the sequencer, in one module."""
+    from . import sequencer
+    from .bytecode import full_set
+    mb = cg.ModuleBuilder("lazyarray_blocks", vector_variants)
+    for key in full_set():
+        _EMIT[key[0]](mb, key)
+    sequencer.build_into(mb.module)
+    mb._keep_used()
+    return str(mb.module)
 
 
 def unit_ir(key: tuple, vector_variants: dict | None = None) -> str:

@@ -35,7 +35,7 @@ from .schedule import Access, Kernel, Schedule, gemm_operands
 (K_FN, K_MODE, K_R, K_NOUT, K_META, K_VMETA, K_NLOADS, K_LOADS, K_NINS, K_INS, K_NREGS,
  K_VALUE, K_SSLOT, K_SSIZE, K_SMETA, K_PUT, K_INIT, K_ACC, K_HRED, K_MEAN, K_ARGX, K_ARGS,
  K_SCANX, K_SCANS, K_GEMM, K_GEMM_X, K_GEMM_Y, K_VSIZE, K_NSLOTS, K_SLOTS, K_NSCAL, K_SCALS,
- K_COPYS, K_RUNS, K_CRUNS, HEADER) = range(36)
+ K_COPYS, K_RUNS, K_CRUNS, K_FOLD, HEADER) = range(37)
 # modes
 ELEMENTWISE, REDUCE, ARG, SCAN = range(4)
 # a load: buffer slot, element size, meta position of its offset (strides follow, then
@@ -243,6 +243,8 @@ def _reduction(w: _Words, h: int, k: Kernel, mode: int, vdt: ScalarType) -> None
         return
     w.prim(h + K_ACC, ("acc", op, d))
     w.prim(h + K_HRED, ("hred", op, d))
+    if k.reduce is Op.PROD and vdt.kind == "c":  # order decides special values: sequential
+        w.prim(h + K_FOLD, ("fold", op, d))
     if k.reduce is Op.MEAN:
         w.prim(h + K_MEAN, ("mean", d))
     if k.matmul:
@@ -430,6 +432,8 @@ def full_set() -> list:
             keys += [(k, op.value, d) for k in ("init", "acc", "hred")]
             if op in (Op.SUM, Op.PROD):
                 keys += [(k, op.value, d) for k in ("scanx", "scans")]
+            if op is Op.PROD and d.startswith("complex"):
+                keys.append(("fold", op.value, d))
     keys += [("mean", d) for d in _names("fc")]
     for op in ARG_REDUCE:
         keys += [(k, op.value, d) for k in ("argx", "args") for d in _names("biuf")]

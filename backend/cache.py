@@ -297,12 +297,12 @@ class ProgramCache:
                 self._inflight.pop(name, None)
             ev.set()
 
-    def ir_text(self, sched: Schedule) -> str:
-        """The LLVM IR of each kernel of a schedule as compiled (one module per kernel)."""
+    def ir_modules(self, sched: Schedule) -> list:
+        """The LLVM IR of each kernel of a schedule as it is compiled (a module each)."""
         from . import llvm
         variants = llvm.codegen().vector_variants
-        return "\n".join(llvm.build_ir(tiers.kernel_unit(k).builder, variants)
-                         for k in tiers.kernel_abis(sched))
+        return [llvm.build_ir(tiers.kernel_unit(k).builder, variants)
+                for k in tiers.kernel_abis(sched)]
 
     def info(self) -> dict:
         stats, ts = native.STORE.stats, tiers.STATS

@@ -1,30 +1,37 @@
 """The building-block library: the sequencer and the primitives it calls.
 
-Each primitive (backend/blocks.py) and the sequencer (backend/sequencer.py) is
-a unit of its own (backend/native.py), so a process loads from the disk cache
-only the ones its programs use, and a machine compiles each once.  A primitive
-that is not on disk yet is compiled at once as quick code (code-generation
-level 0: a few milliseconds each) while a caller waits, the first time a
-program needs it; the fully optimised version follows on the background
-thread, and from the first such compile on, every other primitive of the set
-(``blocks.full_set``) is compiled ahead of need there too, so after the first
-programs on a new machine the interpreter runs without compiling anything.
+On a machine that has run lazyarray before, the whole library is one unit
+(backend/native.py), the *bundle*: every primitive of ``bytecode.full_set()``
+and the sequencer, fully optimised, loaded from the disk cache with one file
+read.  On a new machine the bundle is compiled once on the background thread
+(about ten seconds of the compile worker's time); until it is there, each
+primitive a program needs, and the sequencer, is a unit of its own compiled
+at once as quick code (a few milliseconds each: scalar loops, code-generation
+level 0, see llvm.QUICK_PASSES) while the caller waits, and kept on disk too.
+Programs made after the bundle is loaded use its code.  A primitive outside
+the full set (the front end never asks for one today) is a quick unit with
+its optimised version following in the background.
 
 The GEMM routines (backend/matmul.py) are building blocks too, but large: a
 program never waits for one unless it asks to compile (``wait=True``); until
 one is loaded, contractions run on the interpreter's generic loops.
+``LAZYARRAY_PREBUILD=0`` keeps the bundle from being compiled ahead of need.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import threading
 from typing import Callable, Optional
 
 from . import native
 from .bytecode import full_set, prim_symbol as symbol
 
+RUN = "lazyarray_run"
 _lock = threading.Lock()
-_prebuild_started = False
-_addr: dict = {}  # key -> the address new programs use (the full code once loaded)
+_addr: dict = {}  # key (or "run") -> the address new programs use
+_bundle_state = None  # None: not looked for yet; False: not there (queued); True: loaded
+_FULL: Optional[frozenset] = None
 
 
 def _unit(key: tuple, quick: bool) -> native.Unit:
@@ -33,9 +40,17 @@ def _unit(key: tuple, quick: bool) -> native.Unit:
                        (sym,), quick)
 
 
-def sequencer_unit(quick: bool = False) -> native.Unit:
-    return native.Unit("lazyarray_run" + ("~quick" if quick else ""),
-                       ("sequencer", "unit_ir", ()), ("lazyarray_run",), quick)
+def sequencer_unit() -> native.Unit:
+    """The sequencer alone, as quick code (the bundle has the optimised one)."""
+    return native.Unit(RUN + "~quick", ("sequencer", "unit_ir", ()), (RUN,), quick=True)
+
+
+def bundle_unit() -> native.Unit:
+    """Every primitive of the full set and the sequencer, in one optimised unit."""
+    keys = full_set()
+    digest = hashlib.sha1(repr(keys).encode()).hexdigest()[:16]
+    return native.Unit(f"lazyarray_blocks_{digest}", ("blocks", "bundle_ir", ()),
+                       tuple(symbol(k) for k in keys) + (RUN,))
 
 
 def gemm_unit(dtype: str) -> native.Unit:
@@ -46,20 +61,12 @@ def gemm_unit(dtype: str) -> native.Unit:
 def run_address() -> int:
     """The address of ``lazyarray_run`` (the sequencer)."""
     a = _addr.get("run")
-    return a if a is not None else _best("run", sequencer_unit)
-
-
-def _best(key, make: Callable, *args) -> int:
-    """The full unit's address if loaded or on disk, else the quick one's (compiled now
-    if need be, with the full one queued; new programs take it once it is loaded)."""
-    def take(addresses):
-        _addr[key] = addresses[0]
-    full = make(*args, quick=False)
-    got = native.get(full, wait=False, priority=native.LATER, on_ready=take)
-    if got is None:
-        got = native.get(make(*args, quick=True))
-        _prebuild()
-    return _addr.setdefault(key, got[0])
+    if a is None:
+        _bundle()
+        a = _addr.get("run")
+        if a is None:
+            a = _addr.setdefault("run", native.get(sequencer_unit())[0])
+    return a
 
 
 def addresses(keys) -> dict:
@@ -69,9 +76,54 @@ def addresses(keys) -> dict:
     for key in keys:
         a = _addr.get(key)
         if a is None:
-            a = gemm_address(key[1], wait=False) if key[0] == "gemm" else _best(key, _unit, key)
+            a = gemm_address(key[1], wait=False) if key[0] == "gemm" else _primitive(key)
         out[key] = a
     return out
+
+
+def _primitive(key: tuple) -> int:
+    _bundle()
+    a = _addr.get(key)
+    if a is not None:
+        return a
+    if key not in _full():  # outside the bundle: its own optimised unit follows
+        def take(addresses) -> None:
+            _addr[key] = addresses[0]
+        got = native.get(_unit(key, quick=False), wait=False, priority=native.LATER,
+                         on_ready=take)
+        if got is not None:
+            return _addr.setdefault(key, got[0])
+    return _addr.setdefault(key, native.get(_unit(key, quick=True))[0])
+
+
+def _full() -> frozenset:
+    global _FULL
+    if _FULL is None:
+        _FULL = frozenset(full_set())
+    return _FULL
+
+
+def _bundle() -> None:
+    """Take the bundle's addresses if it is loaded or on disk; else queue its compile
+    (once per process)."""
+    global _bundle_state
+    if _bundle_state is not None:
+        return
+    with _lock:
+        if _bundle_state is not None:
+            return
+        _bundle_state = False
+    unit = bundle_unit()
+
+    def take(addresses) -> None:
+        global _bundle_state
+        _addr.update(zip(full_set(), addresses))
+        _addr["run"] = addresses[-1]
+        _bundle_state = True
+    prebuild = os.environ.get("LAZYARRAY_PREBUILD", "1").lower() not in ("0", "false", "no", "off")
+    if native.get(unit, wait=False, priority=native.LATER, on_ready=take,
+                  queue=prebuild) is not None:
+        take(native.STORE.find(unit.name).addresses)
 
 
 def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) -> int:
@@ -80,19 +132,3 @@ def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) ->
     got = native.get(gemm_unit(dtype), wait=wait,
                      on_ready=None if on_ready is None else (lambda a: on_ready(a[0])))
     return 0 if got is None else got[0]
-
-
-def _prebuild() -> None:
-    """Once per process that had to compile a building block: queue every other one."""
-    global _prebuild_started
-    with _lock:
-        if _prebuild_started:
-            return
-        _prebuild_started = True
-    threading.Thread(target=_queue_all, name="lazyarray-prebuild", daemon=True).start()
-
-
-def _queue_all() -> None:
-    native.get(sequencer_unit(), wait=False, priority=native.LATER)
-    for key in full_set():
-        native.get(_unit(key, quick=False), wait=False, priority=native.LATER)

@@ -34,6 +34,7 @@ import queue
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -48,21 +49,38 @@ _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py",
 @dataclass(frozen=True)
 class Unit:
     """One compiled object: ``name`` (unique), ``builder`` = (module, function, args)
-    writing its IR, the ``symbols`` it exports, and whether quick machine code will do."""
+    writing its IR, the ``symbols`` it exports, whether quick machine code will do,
+    the units whose symbols it calls (loaded first), and whether it is *transient*:
+    kept only while something holds its addresses (compiled kernels, which programs
+    come and go with), where other units stay for the process's life."""
 
     name: str
     builder: tuple
     symbols: tuple
     quick: bool = False
-    needs: tuple = ()  # units whose symbols this one calls (loaded first)
+    needs: tuple = ()
+    transient: bool = False
 
 
-@dataclass
+class Addresses(tuple):
+    """A unit's symbol addresses; ``owner`` (its ``Loaded``) keeps its code mapped while
+    they are held."""
+
+    def __new__(cls, addresses, owner):
+        self = super().__new__(cls, addresses)
+        self.owner = owner
+        return self
+
+
+@dataclass(eq=False)
 class Loaded:
     """A unit's code in memory: symbol addresses, and the image holding them."""
 
     addresses: tuple
     image: object
+
+    def handle(self) -> Addresses:
+        return Addresses(self.addresses, self)
 
 
 @dataclass
@@ -76,12 +94,13 @@ class Stats:
 
 
 class Store:
-    """The process's loaded units (kept for the process's life)."""
+    """The process's loaded units."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.loaded: dict = {}         # name -> Loaded
-        self.symbols: dict = {}        # exported symbol -> address, of every loaded unit
+        self.loaded: dict = {}         # name -> Loaded, kept for the process's life
+        self.transient = weakref.WeakValueDictionary()  # name -> Loaded, while held
+        self.symbols: dict = {}        # exported symbol -> address, of permanent units
         self.pending: dict = {}        # name -> [callbacks] while queued or compiling
         self.inflight: dict = {}       # name -> threading.Event (a compile under way)
         self.stats = Stats()
@@ -90,37 +109,52 @@ class Store:
         self._seq = itertools.count()
         self._thread: Optional[threading.Thread] = None
         self._stopping = False
-        self._gen = None
 
     # -- looking up
     def get(self, unit: Unit, wait: bool = True, priority: int = URGENT,
-            on_ready: Optional[Callable] = None) -> Optional[tuple]:
+            on_ready: Optional[Callable] = None, queue: bool = True) -> Optional[Addresses]:
         """The addresses of ``unit``'s symbols; with ``wait=False`` None until they are
-        loaded (the compile is then queued, and ``on_ready(addresses)`` runs once)."""
-        hit = self.loaded.get(unit.name)
+        loaded (the compile is then queued, unless ``queue`` is False, and
+        ``on_ready(addresses)`` runs once they are).  Hold the result while the code
+        may run (it keeps a transient unit mapped)."""
+        hit = self.find(unit.name)
         if hit is not None:
-            return hit.addresses
+            return hit.handle()
         for dep in unit.needs:  # dependencies first: their symbols resolve this one's
             if self.get(dep, wait=wait, priority=priority) is None:
-                self._queue_unit(unit, priority, on_ready)
+                if queue:
+                    self._queue_unit(unit, priority, on_ready)
                 return None
         got = self._from_disk(unit)
         if got is not None:
             return got
         if not wait:
-            self._queue_unit(unit, priority, on_ready)
+            if queue:
+                self._queue_unit(unit, priority, on_ready)
             return None
         return self._compile_now(unit)
 
+    def find(self, name: str) -> Optional[Loaded]:
+        hit = self.loaded.get(name)
+        return hit if hit is not None else self.transient.get(name)
+
     def ready(self, name: str) -> bool:
-        return name in self.loaded
+        return self.find(name) is not None
 
-    def _keep(self, unit: Unit, loaded: Loaded) -> None:
-        """Record ``loaded`` (caller holds the lock)."""
-        self.loaded[unit.name] = loaded
-        self.symbols.update(zip(unit.symbols, loaded.addresses))
+    def _keep(self, unit: Unit, loaded: Loaded) -> Addresses:
+        """Record ``loaded`` unless another thread did (caller holds the lock)."""
+        hit = self.find(unit.name)
+        if hit is not None:
+            return hit.handle()
+        handle = loaded.handle()
+        if unit.transient:
+            self.transient[unit.name] = loaded
+        else:
+            self.loaded[unit.name] = loaded
+            self.symbols.update(zip(unit.symbols, loaded.addresses))
+        return handle
 
-    def _from_disk(self, unit: Unit) -> Optional[tuple]:
+    def _from_disk(self, unit: Unit) -> Optional[Addresses]:
         disk = self.disk()
         obj = disk.load(unit.name) if disk else None
         if obj is None:
@@ -131,18 +165,19 @@ class Store:
             disk.discard(unit.name)  # damaged or foreign: compiled again
             return None
         with self.lock:
-            if unit.name in self.loaded:
-                return self.loaded[unit.name].addresses
-            self._keep(unit, loaded)
-            self.stats.disk_loads += 1
-        self._announce("disk", unit, None)
-        return loaded.addresses
+            new = self.find(unit.name) is None
+            handle = self._keep(unit, loaded)
+            self.stats.disk_loads += new
+        if new:
+            self._announce("disk", unit, None)
+        return handle
 
-    def _compile_now(self, unit: Unit) -> tuple:
+    def _compile_now(self, unit: Unit) -> Addresses:
         """Compile on this thread (one thread per unit; others wait for it)."""
         with self.lock:
-            if unit.name in self.loaded:
-                return self.loaded[unit.name].addresses
+            hit = self.find(unit.name)
+            if hit is not None:
+                return hit.handle()
             ev = self.inflight.get(unit.name)
             owner = ev is None
             if owner:
@@ -150,32 +185,31 @@ class Store:
         if not owner:
             ev.wait()
             return self.get(unit)
+        handle = None
         try:
             t0 = time.perf_counter()
             obj = self._object(unit, background=False)
             loaded = self._link(unit, obj)
             dt = time.perf_counter() - t0
             with self.lock:
-                self._keep(unit, loaded)
+                handle = self._keep(unit, loaded)
                 self.stats.compiles += 1
                 self.stats.waits += 1
                 self.stats.compile_seconds += dt
             self._store(unit, obj)
             self._announce("compiled", unit, dt)
-            return loaded.addresses
+            return handle
         finally:
             with self.lock:
                 self.inflight.pop(unit.name, None)
             ev.set()
-            self._fire(unit.name)
+            self._fire(unit.name, handle)
 
     # -- the background thread
     def _queue_unit(self, unit: Unit, priority: int, on_ready) -> None:
         with self.lock:
-            if unit.name in self.loaded:
-                ready = self.loaded[unit.name].addresses
-            else:
-                ready = None
+            hit = self.find(unit.name)
+            if hit is None:
                 cbs = self.pending.get(unit.name)
                 if cbs is None:
                     cbs = self.pending[unit.name] = []
@@ -185,8 +219,8 @@ class Store:
                     self._queue.put((priority, next(self._seq), unit))
                 if on_ready is not None:
                     cbs.append(on_ready)
-        if ready is not None and on_ready is not None:
-            on_ready(ready)
+        if hit is not None and on_ready is not None:
+            on_ready(hit.handle())
 
     def _start(self) -> None:
         if self._thread is None and not self._stopping:
@@ -201,50 +235,55 @@ class Store:
             _, _, unit = self._queue.get()
             if unit is None or self._stopping:
                 return
-            if unit.name in self.loaded or unit.name not in self.pending:
-                self._fire(unit.name)
+            if unit.name not in self.pending:  # done already (queued twice, or compiled)
                 continue
             try:
-                self._background(unit)
+                handle = self._background(unit)
             except Exception:  # noqa: BLE001 - the caller keeps the interpreter tier
-                with self.lock:
-                    self.pending.pop(unit.name, None)
+                handle = None
+            self._fire(unit.name, handle)
 
-    def _background(self, unit: Unit) -> None:
+    def _background(self, unit: Unit) -> Optional[Addresses]:
         for dep in unit.needs:
-            if self.get(dep, wait=False) is None:
+            if self.get(dep, wait=False, queue=False) is None:
                 self.get(dep)  # on this (background) thread
-        if self._from_disk(unit) is None:
+        got = self._from_disk(unit)
+        if got is not None:
+            return got
+        with self.lock:
+            hit = self.find(unit.name)
+            if hit is not None:
+                return hit.handle()
+            if unit.name in self.inflight:  # a caller compiles it: it fires the callbacks
+                return None
+            ev = self.inflight[unit.name] = threading.Event()
+        try:
+            t0 = time.perf_counter()
+            obj = self._object(unit, background=True)
+            loaded = self._link(unit, obj)
             with self.lock:
-                if unit.name in self.loaded or unit.name in self.inflight:
-                    return
-                ev = self.inflight[unit.name] = threading.Event()
-            try:
-                t0 = time.perf_counter()
-                obj = self._object(unit, background=True)
-                loaded = self._link(unit, obj)
-                with self.lock:
-                    self._keep(unit, loaded)
-                    self.stats.compiles += 1
-                    self.stats.background += 1
-                self._store(unit, obj)
-                self._announce("background", unit, time.perf_counter() - t0)
-            finally:
-                with self.lock:
-                    self.inflight.pop(unit.name, None)
-                ev.set()
-        self._fire(unit.name)
+                handle = self._keep(unit, loaded)
+                self.stats.compiles += 1
+                self.stats.background += 1
+            self._store(unit, obj)
+            self._announce("background", unit, time.perf_counter() - t0)
+            return handle
+        finally:
+            with self.lock:
+                self.inflight.pop(unit.name, None)
+            ev.set()
 
-    def _fire(self, name: str) -> None:
+    def _fire(self, name: str, handle: Optional[Addresses]) -> None:
+        """Run the callbacks waiting for ``name`` (dropped if it failed to load)."""
         with self.lock:
             cbs = self.pending.pop(name, [])
-            loaded = self.loaded.get(name)
-        if loaded is not None:
-            for cb in cbs:
-                try:
-                    cb(loaded.addresses)
-                except Exception:  # noqa: BLE001 - a listener must not stop the thread
-                    pass
+        if handle is None:
+            return
+        for cb in cbs:
+            try:
+                cb(handle)
+            except Exception:  # noqa: BLE001 - a listener must not stop the thread
+                pass
 
     def flush(self, timeout: float = 600.0) -> None:
         """Wait until nothing is queued or compiling in the background."""
@@ -269,9 +308,12 @@ class Store:
         from . import worker
         pool = worker.pool()
         if pool is not None:
-            obj = pool.compile(unit.builder, unit.quick, busy_ok=background)
+            obj = pool.compile(unit.builder, unit.quick, background=background,
+                               stop=lambda: self._stopping)
             if obj is not None:
                 return obj
+        if background and self._stopping:
+            raise RuntimeError("exiting: background compile dropped")
         return self.codegen().compile_unit(unit.builder, unit.quick)
 
     def codegen(self):
@@ -288,13 +330,9 @@ class Store:
         if loader is not None:
             image = loader.load(obj, self._resolve)
             return Loaded(tuple(image.address(s) for s in unit.symbols), image)
-        imports = {s: self.symbols[s] for dep in unit.needs
-                   for s in self.loaded_unit(dep).symbols}
+        imports = {s: self.symbols[s] for dep in unit.needs for s in dep.symbols}
         addrs = self.codegen().load_shared(tuple(unit.symbols), obj, imports=imports)
-        return Loaded(tuple(addrs), None)
-
-    def loaded_unit(self, unit: Unit) -> Unit:
-        return unit
+        return Loaded(tuple(addrs), None)  # linked into llvmlite's engine for good
 
     def _resolve(self, symbol: str) -> Optional[int]:
         from . import loader

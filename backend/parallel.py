@@ -400,11 +400,11 @@ def available() -> bool:
             and os.environ.get("LAZYARRAY_NATIVE_THREADS") != "0")
 
 
-def pool() -> Optional[Pool]:
+def pool(wait: bool = False) -> Optional[Pool]:
     """The process's native pool (``threads.num_threads() - 1`` workers, made on first
     use), or None where unsupported, with one thread, or ``LAZYARRAY_NATIVE_THREADS=0``,
-    and while its code is still being compiled (on the background thread: chunks run
-    on the Python pool meanwhile)."""
+    and, unless ``wait``, while its code is still being compiled (on the background
+    thread, once per machine: chunks run on the Python pool meanwhile)."""
     global _pool, _failed
     if _pool is not None or _failed:
         return _pool
@@ -415,7 +415,7 @@ def pool() -> Optional[Pool]:
                 return None
             from . import native
             try:
-                addresses = native.get(_unit(), wait=False)
+                addresses = native.get(_unit(), wait=wait)
                 if addresses is None:
                     return None
                 _pool = Pool(threads.num_threads() - 1, addresses)

@@ -164,8 +164,13 @@ def unit_ir(vector_variants: dict | None = None) -> str:
 def module(name: str = "lazyarray_sequencer") -> ir.Module:
     """The module defining ``lazyarray_run`` (it calls building blocks by address)."""
     m = ir.Module(name=name)
-    _Sequencer(m)
+    build_into(m)
     return m
+
+
+def build_into(m: ir.Module) -> None:
+    """Define ``lazyarray_run`` (and its internal helpers) in module ``m``."""
+    _Sequencer(m)
 
 
 class _Sequencer:
@@ -467,23 +472,32 @@ class _Sequencer:
                     b.call(self.reset, [ctx])
                     with b.if_else(b.icmp_signed("!=", along, _c(0))) as (lanes, across):
                         with lanes:
+                            fold = f.word(K, bc.K_FOLD)
+                            sequential = b.icmp_unsigned("!=", fold, _c(0))
                             with f.do_while() as outer:
+                                res = f.at(acc, _c(REG_BYTES))
                                 self._call(f, f.word(K, bc.K_INIT), [acc, _c(BLOCK)], [PTR, I64])
+                                self._call(f, f.word(K, bc.K_INIT), [res, _c(1)], [PTR, I64])
                                 with f.if_(b.not_(inner_empty)):
                                     with f.do_while() as inner:
                                         with self._blocks(f, ctx) as (b0, n):
                                             b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None)])
-                                            self._call(f, f.word(K, bc.K_ACC),
-                                                       [acc, f.ptr(regs, value), n],
-                                                       [PTR, PTR, I64])
+                                            val = f.ptr(regs, value)
+                                            with b.if_else(sequential) as (seq, lanes):
+                                                with seq:
+                                                    self._call(f, fold, [res, val, n],
+                                                               [PTR, PTR, I64])
+                                                with lanes:
+                                                    self._call(f, f.word(K, bc.K_ACC),
+                                                               [acc, val, n], [PTR, PTR, I64])
                                         inner.again(b.call(self.advance, [ctx, nout, r]))
                                 nv = f.word(ctx, C_NV)
                                 lanes_n = b.select(inner_empty, _c(0),
                                                    b.select(b.icmp_signed("<", nv, _c(BLOCK)),
                                                             nv, _c(BLOCK)))
-                                res = f.at(acc, _c(REG_BYTES))
-                                self._call(f, f.word(K, bc.K_HRED), [res, acc, lanes_n],
-                                           [PTR, PTR, I64])
+                                with f.if_(b.not_(sequential)):
+                                    self._call(f, f.word(K, bc.K_HRED), [res, acc, lanes_n],
+                                               [PTR, PTR, I64])
                                 with f.if_(b.icmp_unsigned("!=", mean, _c(0))):
                                     self._call(f, mean, [res, count, _c(1)], [PTR, I64, I64])
                                 self._put_one(f, ctx, res)

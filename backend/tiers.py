@@ -96,7 +96,10 @@ class ProgramCode:
         """Called on a run through Python (a runner's first runs): a program that runs
         again is worth compiling."""
         self.runs += 1
-        if self.runs == HOT_RUNS and policy() == "auto":
+        mode = policy()
+        if mode == "compile":  # (made before the switch was set)
+            self.compile(wait=True)
+        elif self.runs == HOT_RUNS and mode == "auto":
             self.compile(wait=False)
 
     def compile(self, wait: bool) -> None:
@@ -142,14 +145,14 @@ def kernel_unit(k) -> native.Unit:
     needs = ()
     if k.matmul and bytecode.gemm_operands(k) is not None:
         needs = (library.gemm_unit(k.out_dtype.name),)
-    return native.Unit(name, ("codegen", "kernel_ir", (name, k)), (name,), needs=needs)
+    return native.Unit(name, ("codegen", "kernel_ir", (name, k)), (name,), needs=needs,
+                       transient=True)
 
 
 def _install(code, i: int, unit, addresses) -> None:
     if code.installed(i):
         return
-    loaded = native.STORE.loaded.get(unit.name)
-    code.install(i, addresses[0], loaded)
+    code.install(i, addresses[0], addresses)  # holding the addresses keeps the code mapped
     STATS.installs += 1
     if all(code.installed(j) for j in range(len(code.kernel_at))):
         _tell("compiled", code.name, "runs compiled code now (every kernel installed)")

@@ -28,9 +28,11 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from typing import Optional
 
 RECYCLE = 1000
+START_WAIT = 30.0  # seconds the background thread waits for a starting worker
 _REPLY = struct.Struct("<BqdI")
 
 
@@ -109,12 +111,24 @@ class Pool:
         self.next: Optional[Worker] = None
         self.failures = 0
 
-    def compile(self, builder: tuple, quick: bool, busy_ok: bool = True) -> Optional[bytes]:
-        """Object code from the worker, or None: no worker ready, or it is busy and
-        the caller (``busy_ok=False``) would rather compile in-process than wait."""
+    def compile(self, builder: tuple, quick: bool, background: bool = False,
+                stop=lambda: False) -> Optional[bytes]:
+        """Object code from the worker, or None: the caller compiles in-process then.
+
+        A caller that waits gets None when no worker is ready or it is busy: compiling
+        here is quicker than waiting.  The background thread waits for a worker that
+        is starting (up to ``START_WAIT`` seconds), so that this process need not load
+        LLVM at all, and for a busy one (``stop()`` true: give up, the process exits)."""
         w = self._ready_worker()
+        if w is None and background:
+            deadline = time.monotonic() + START_WAIT
+            while w is None and time.monotonic() < deadline and self.failures <= 3 \
+                    and not stop():
+                time.sleep(0.01)
+                w = self._ready_worker()
         if w is None:
             return None
+        busy_ok = background
         if not self.lock.acquire(blocking=busy_ok):
             return None
         try:
@@ -188,7 +202,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 def serve() -> None:
     """The child's loop: compile each request until stdin closes."""
     from .llvm import Codegen
-    gen = Codegen(in_process=True)
+    gen = Codegen()
     gen.own_options()
     out = sys.stdout.buffer
     src = sys.stdin.buffer
@@ -201,7 +215,6 @@ def serve() -> None:
         except EOFError:
             return
         try:
-            import time
             t0 = time.perf_counter()
             obj = gen.compile_unit(builder, quick)
             out.write(_REPLY.pack(0, rid, time.perf_counter() - t0, len(obj)) + obj)

@@ -48,7 +48,7 @@ def explain(key: tuple, earlier: list) -> str:
     """Why ``key`` (a ``(graph key, outputs)`` pair) missed, against ``earlier``
     ``(name, key)`` pairs: the first part that differs from the nearest one."""
     if not earlier:
-        return "no earlier program to compare with (first compile in this process)"
+        return "no earlier program to compare with (first program in this process)"
     # Nearest: fewest structural differences, then fewest dtype/rank differences
     # (a new dtype or rank reaches every node downstream); on a tie the most recent.
     name, near = min(reversed(earlier), key=lambda e: _distance(key, e[1]))

@@ -20,6 +20,9 @@ from .backend.buffers import nbytes
 
 # Sizes, strides and offsets are int64 inside compiled programs, as in numpy.
 MAX_ELEMENTS = sys.maxsize
+# Requests below this need no look at the machine's memory (which reads /proc and the
+# cgroup's files, milliseconds on some file systems): every machine has that much.
+SMALL = 1 << 26
 
 
 def check_shape(shape: tuple, what: str) -> None:
@@ -50,6 +53,8 @@ def check_allocation(buffers: Iterable[tuple], what: str) -> None:
         raise ValueError(f"{what}: an array of shape {tuple(shape)} and dtype "
                          f"{np.dtype(dtype).name} would take {_fmt(sizes[big])}, more than the "
                          "largest possible array (2**63 - 1 bytes)")
+    if total < SMALL:
+        return
     limit = machine_memory()
     if limit is not None and total > limit:
         one = f"shape {tuple(shape)} and dtype {np.dtype(dtype).name}"

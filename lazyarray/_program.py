@@ -358,18 +358,22 @@ class Program:
         return listing(self._nodes, self._placeholders, self._leaves, self._outputs)
 
     def lowered_ir(self) -> str:
-        """The LLVM IR of this program before optimisation."""
-        return PROGRAMS.ir_text(self._schedule)
+        """The LLVM IR of this program's compiled kernels before optimisation (a module
+        per kernel, each a unit of its own: see backend/tiers.py)."""
+        return "\n".join(PROGRAMS.ir_modules(self._schedule))
 
     def optimized_ir(self) -> str:
-        """The LLVM IR after the optimisation pipeline."""
+        """The LLVM IR of its kernels after the optimisation pipeline."""
         from .backend.llvm import codegen
-        return str(codegen().optimize(self.lowered_ir())[0])
+        gen = codegen()
+        return "\n".join(str(gen.optimize(m)[0]) for m in PROGRAMS.ir_modules(self._schedule))
 
     def asm(self) -> str:
-        """The native assembly of this program."""
+        """The native assembly of its kernels."""
         from .backend.llvm import codegen
-        return codegen().asm(self.optimized_ir())
+        gen = codegen()
+        return "\n".join(gen.asm(str(gen.optimize(m)[0]))
+                         for m in PROGRAMS.ir_modules(self._schedule))
 
     def to_dot(self) -> str:
         """The graph as Graphviz DOT text, fused kernels as clusters (see ``lazyarray.to_dot``)."""

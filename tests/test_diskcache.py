@@ -9,15 +9,18 @@ import pytest
 
 PROGRAM = """
 import json, numpy as np, lazyarray as xp
-from lazyarray.backend import llvm
+from lazyarray.backend import native
 x = xp.asarray(np.linspace(0, 2, 1000))
 v = float(xp.sum(xp.sin(x) * x ** 2) + xp.max(xp.cos(x)))
+native.flush()  # the optimised building blocks that follow the quick ones
 print(json.dumps({"value": v, **xp.compile_cache_info()._asdict()}))
 """
 
 
 def run(cache_dir, **env):
-    environ = dict(os.environ, LAZYARRAY_CACHE_DIR=str(cache_dir), **env)
+    # LAZYARRAY_PREBUILD=0: no building blocks compiled ahead of need (flush would wait)
+    environ = dict(os.environ, LAZYARRAY_CACHE_DIR=str(cache_dir), LAZYARRAY_PREBUILD="0",
+                   **env)
     out = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True,
                          env=environ, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -30,14 +33,14 @@ def files(cache_dir):
 @pytest.fixture
 def first(tmp_path):
     info = run(tmp_path)
-    assert info["misses"] >= 1 and info["disk_hits"] == 0
+    assert info["compiles"] >= 1 and info["disk_hits"] == 0
     assert files(tmp_path)
     return info
 
 
 def test_second_process_loads_instead_of_compiling(tmp_path, first):
     info = run(tmp_path)
-    assert info["misses"] == 0 and info["disk_hits"] == first["misses"]
+    assert info["compiles"] == 0 and info["disk_hits"] >= 1
     assert info["value"] == first["value"]
 
 
@@ -55,12 +58,12 @@ def test_damaged_entries_are_recompiled(tmp_path, first, damage):
             data = b"\x7fELF" + os.urandom(200)
         f.write_bytes(data)
     info = run(tmp_path)
-    assert info["misses"] == first["misses"] and info["disk_hits"] == 0
+    assert info["compiles"] == first["compiles"] and info["disk_hits"] == 0
     assert info["value"] == first["value"]
     again = run(tmp_path)  # the recompiled entries were written back
-    assert again["misses"] == 0 and again["value"] == first["value"]
+    assert again["compiles"] == 0 and again["value"] == first["value"]
 
 
 def test_disabled_cache_writes_nothing(tmp_path):
     info = run(tmp_path, LAZYARRAY_DISK_CACHE="0")
-    assert info["misses"] >= 1 and not files(tmp_path)
+    assert info["compiles"] >= 1 and not files(tmp_path)

@@ -282,29 +282,39 @@ def test_fast_path_detection():
     assert mm.fast_operands(kernel_of(xp.asarray(z) @ xp.asarray(z))) is None
 
 
-def test_gemm_routine_is_one_shared_library():
-    """Programs declare the GEMM routine; it is compiled once per process (or loaded
-    from the disk cache) and linked into every program that calls it."""
+def test_gemm_routine_is_one_shared_unit():
+    """The GEMM routine is a unit of its own (backend/library.py), compiled once per
+    machine and loaded once per process; compiled kernels declare it, and interpreted
+    contractions call it once it is loaded (generic loops before)."""
+    from lazyarray.backend import library, native, tiers
     from lazyarray.backend.cache import PROGRAMS
     av = np.random.default_rng(7).uniform(-1, 1, (20, 20))
     a = xp.asarray(av)
     np.testing.assert_allclose(np.asarray(a @ a), av @ av, rtol=1e-12, atol=1e-12)
-    addr = PROGRAMS._shared["lazyarray_gemm_float64"]
+    native.flush()
+    unit = library.gemm_unit("float64")
+    loaded = native.STORE.find(unit.name)
+    assert loaded is not None
     b = xp.asarray(av * 2)
     np.testing.assert_allclose(np.asarray((a @ b) + 1), av @ (av * 2) + 1, rtol=1e-12, atol=1e-12)
-    assert PROGRAMS._shared["lazyarray_gemm_float64"] == addr
-    prog = xp.compile((a @ b) * 3)
-    text = PROGRAMS.ir_text(prog._schedule)
+    p = xp.compile((a @ b) * 3).prepare()
+    np.testing.assert_allclose(np.asarray(p()), av @ (av * 2) * 3, rtol=1e-12, atol=1e-12)
+    assert native.STORE.find(unit.name) is loaded  # the same routine, never loaded twice
+    text = "\n".join(PROGRAMS.ir_modules(p.program._schedule))
     assert 'declare void @"lazyarray_gemm_float64"' in text
     assert "define" not in "".join(ln for ln in text.splitlines() if "lazyarray_gemm" in ln)
+    assert tiers.kernel_unit(tiers.kernel_abis(p.program._schedule)[0]).needs == (unit,)
 
 
 def test_gemm_library_from_the_disk_cache_in_a_new_process(tmp_path):
-    code = ("import numpy as np, lazyarray as xp; a = xp.asarray(np.eye(3) * 2); "
+    code = ("import numpy as np, lazyarray as xp; from lazyarray.backend import native; "
+            "a = xp.asarray(np.eye(3) * 2); "
             "r = np.asarray(a @ a); assert (r == np.eye(3) * 4).all(); "
-            "i = xp.compile_cache_info(); print(i.misses, i.disk_hits)")
-    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_DISK_CACHE="1")
+            "print(native.STORE.ready('lazyarray_gemm_float64')); native.flush()")
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_DISK_CACHE="1",
+               LAZYARRAY_PREBUILD="0")
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                            check=True).stdout.split() for _ in range(2)]
-    assert runs[0] == ["1", "0"] and runs[1] == ["0", "1"]
-    assert len(list(tmp_path.rglob("*.o"))) == 2  # the program and the GEMM library
+    # first process: compiled in the background (the product ran on generic loops);
+    # second: loaded from the disk cache at once
+    assert runs[0] == ["False"] and runs[1] == ["True"]

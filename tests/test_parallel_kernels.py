@@ -148,7 +148,7 @@ def test_out_of_bounds_gather_in_a_late_chunk_raises():
 
 
 def test_small_kernels_stay_on_one_thread():
-    table = threads.NATIVE_MIN if parallel.pool() is not None else threads.PYTHON_MIN
+    table = threads.NATIVE_MIN if parallel.pool(wait=True) is not None else threads.PYTHON_MIN
     xv = rng_values(table["math"])
     p = prepared(lambda x: xp.sin(x) + 1, xv)
     p(xv)

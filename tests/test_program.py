@@ -186,12 +186,18 @@ def test_attached_values():
     np.testing.assert_array_equal(ww.attached_value, np.full(1000, 4.0))
 
 
+def _program_counters():
+    """The counters a recording could move (background compiles may move the others)."""
+    i = xp.compile_cache_info()
+    return i.hits, i.misses, i.entries, i.interpreted_runs, i.compiled_runs
+
+
 def test_nothing_computes_before_materialization():
     a = xp.asarray(np.arange(5.0))
-    m = xp.compile_cache_info()
+    m = _program_counters()
     b = xp.exp(a) * 3 + a
     c = xp.sum(b)
-    assert xp.compile_cache_info() == m
+    assert _program_counters() == m
     assert b.attached_value is None and c.attached_value is None
 
 
@@ -318,14 +324,16 @@ def test_prepare_accepts_placeholder_specs():
 def test_compile_cache_info_fields():
     info = xp.compile_cache_info()
     assert set(info._fields) == {"hits", "misses", "disk_hits", "entries", "compile_seconds",
-                                 "upgrades"}
+                                 "upgrades", "compiles", "background_compiles", "compile_waits",
+                                 "kernel_hits", "kernel_misses", "interpreted_runs",
+                                 "compiled_runs"}
     assert info.misses >= 0 and info.compile_seconds >= 0.0
 
 
 def test_ir_and_asm_are_inspectable():
     x = xp.placeholder(("n",), name="x")
     prog = xp.compile(f(x), inputs=[x])
-    assert 'define i32 @"lazyarray_' in prog.lowered_ir()
+    assert 'define void @"lzk_' in prog.lowered_ir()  # a unit per kernel
     opt = prog.optimized_ir()
     assert "x double>" in opt  # the loop was vectorised
     assert "ret" in prog.asm()
