@@ -51,8 +51,6 @@ from . import codegen as cg
 from .bytecode import prim_symbol as symbol
 from .ir import SCALAR_TYPES, UNARY, Op, ScalarType
 
-BLOCK = 256          # elements per block register
-REG_BYTES = 16 * BLOCK  # a block of the widest dtype (complex128)
 
 I1, I8, I32, I64 = cg.I1, cg.I8, cg.I32, cg.I64
 PTR = cg.PTR

@@ -31,6 +31,9 @@ import numpy as np
 from .ir import ARG_REDUCE, BINARY, TERNARY, UNARY, Op, ScalarType
 from .schedule import Access, Kernel, Schedule, gemm_operands
 
+BLOCK = 256             # elements per block register
+REG_BYTES = 16 * BLOCK  # a block of the widest dtype (complex128)
+
 # kernel header words
 (K_FN, K_MODE, K_R, K_NOUT, K_META, K_VMETA, K_NLOADS, K_LOADS, K_NINS, K_INS, K_NREGS,
  K_VALUE, K_SSLOT, K_SSIZE, K_SMETA, K_PUT, K_INIT, K_ACC, K_HRED, K_MEAN, K_ARGX, K_ARGS,
@@ -68,26 +71,17 @@ def elsize(dt: ScalarType) -> int:
 
 @dataclass
 class Code:
-    """A schedule's program code and the primitives it needs.
+    """A schedule's program code, linked to the building blocks' addresses.
 
-    ``words`` is filled with primitive addresses by ``link`` (a mapping from
-    primitive key to address); until then it holds placeholders.
+    ``later`` lists the words of optional building blocks that were not loaded yet
+    (a GEMM routine: 0 means the interpreter's generic loops), as (position, key).
     """
 
     words: np.ndarray
-    name: str                     # the schedule's name
-    fixups: list                  # (word position, primitive key)
+    schedule: Schedule
     kernel_at: list               # word offset of each kernel
-    vm_meta: list                 # meta position of each kernel's two interpreter words
+    later: list                   # (word position, primitive key) still 0
     keep: list = field(default_factory=list)  # what installed kernels need alive
-
-    @property
-    def keys(self) -> set:
-        return {k for _, k in self.fixups}
-
-    def link(self, addresses: dict) -> None:
-        for pos, key in self.fixups:
-            self.words[pos] = addresses[key]
 
     @property
     def address(self) -> int:
@@ -116,38 +110,18 @@ def meta_size(sched: Schedule) -> int:
     return sched.meta_size + 2 * len(sched.kernels)
 
 
-def build(sched: Schedule) -> Code:
-    """The program code of ``sched`` (primitive addresses still to link)."""
-    words: list = [len(sched.kernels)] + [0] * len(sched.kernels)
-    fixups: list = []
+def build(sched: Schedule, resolve) -> Code:
+    """The program code of ``sched``; ``resolve(key)`` gives a building block's address
+    (0 for one that is not loaded yet, which only GEMM routines may be)."""
+    n = len(sched.kernels)
+    words: list = [n] + [0] * n
+    later: list = []
     at = []
-    vm = []
     for i, k in enumerate(sched.kernels):
         words[1 + i] = len(words)
         at.append(len(words))
-        vm.append(sched.meta_size + 2 * i)
-        _kernel(words, fixups, k, sched, vm[-1])
-    arr = np.array(words, dtype=np.int64)
-    return Code(arr, sched.name, fixups, at, vm)
-
-
-class _Words:
-    """Words of one kernel being laid out, with primitive fix-ups."""
-
-    def __init__(self, words: list, fixups: list) -> None:
-        self.words, self.fixups, self.base = words, fixups, len(words)
-
-    def extend(self, n: int) -> int:
-        pos = len(self.words)
-        self.words.extend([0] * n)
-        return pos
-
-    def set(self, pos: int, value: int) -> None:
-        self.words[pos] = value
-
-    def prim(self, pos: int, key: tuple) -> None:
-        self.words[pos] = 0
-        self.fixups.append((pos, key))
+        _kernel(words, later, k, sched.meta_size + 2 * i, resolve)
+    return Code(np.array(words, dtype=np.int64), sched, at, later)
 
 
 def _mode(k: Kernel) -> int:
@@ -164,129 +138,102 @@ def _ins_dtype(ins: tuple) -> ScalarType:
     return ins[1] if ins[0] in ("load", "scalar", "gather") else ins[2]
 
 
-def _kernel(words: list, fixups: list, k: Kernel, sched: Schedule, vm_meta: int) -> None:
-    w = _Words(words, fixups)
-    h = w.extend(HEADER)
+def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
+    """Append kernel ``k``'s words (header, loads, instructions, tables)."""
+    base = len(words)
     r = k.n_out + k.n_red
     mode = _mode(k)
     regs, n_regs = _registers(k)
-    value_dt = _ins_dtype(k.body[k.value])
-    w.set(h + K_MODE, mode)
-    w.set(h + K_R, r)
-    w.set(h + K_NOUT, k.n_out)
-    w.set(h + K_META, k.meta_base)
-    w.set(h + K_VMETA, vm_meta)
-    w.set(h + K_NREGS, n_regs)
-    w.set(h + K_VALUE, regs[k.value])
-    w.set(h + K_VSIZE, elsize(value_dt))
-    w.set(h + K_SSLOT, k.store.buf)
-    w.set(h + K_SSIZE, elsize(k.out_dtype))
-    w.prim(h + K_PUT, ("put", str(elsize(k.out_dtype))))
-    w.prim(h + K_COPYS, ("copy", str(elsize(value_dt))))
+    vdt = _ins_dtype(k.body[k.value])
+    vsize, ssize = vdt.np.itemsize, k.out_dtype.np.itemsize
+    h = [0] * HEADER
+    h[K_MODE], h[K_R], h[K_NOUT], h[K_META], h[K_VMETA] = mode, r, k.n_out, k.meta_base, vm_meta
+    h[K_NREGS], h[K_VALUE], h[K_VSIZE] = n_regs, regs[k.value], vsize
+    h[K_SSLOT], h[K_SSIZE] = k.store.buf, ssize
+    h[K_PUT], h[K_COPYS] = resolve(("put", str(ssize))), resolve(("copy", str(vsize)))
     # meta positions: sizes, then per load (offset, strides, dyn pairs), then the store
     pos = k.meta_base + r
     load_meta = []
     for a in k.loads:
         load_meta.append(pos)
         pos += r + 1 + 2 * len(a.dyn)
-    w.set(h + K_SMETA, pos)
-    _reduction(w, h, k, mode, value_dt)
-    # loads
-    w.set(h + K_NLOADS, len(k.loads))
-    lt = w.extend(LOAD_WORDS * len(k.loads))
-    w.set(h + K_LOADS, lt - w.base)
+    h[K_SMETA] = pos
+    if mode != ELEMENTWISE:
+        _reduction(h, base, later, k, mode, vdt, resolve)
+    words.extend(h)
+    # loads: slot, element size, meta position, data-indexed axes, strided copy
+    h_loads = len(words)
     load_dt = {ins[2]: ins[1] for ins in k.body if ins[0] in ("load", "gather")}
     for j, a in enumerate(k.loads):
-        e = lt + LOAD_WORDS * j
-        size = elsize(load_dt[j])
-        w.set(e + L_SLOT, a.buf)
-        w.set(e + L_SIZE, size)
-        w.set(e + L_META, load_meta[j])
-        w.set(e + L_NDYN, len(a.dyn))
-        w.prim(e + L_COPY, ("copy", str(size)))
-    # instructions
-    w.set(h + K_NINS, len(k.body))
-    it = w.extend(INS_WORDS * len(k.body))
-    w.set(h + K_INS, it - w.base)
+        size = load_dt[j].np.itemsize
+        words.extend((a.buf, size, load_meta[j], len(a.dyn), resolve(("copy", str(size)))))
+    words[base + K_NLOADS], words[base + K_LOADS] = len(k.loads), h_loads - base
+    # instructions, then the gather tables they point to
+    words[base + K_NINS], words[base + K_INS] = len(k.body), len(words) - base
+    gathers = []
     for t, ins in enumerate(k.body):
-        _instruction(w, it + INS_WORDS * t, ins, regs, t, k)
+        words.extend(_instruction(ins, regs, t, k, resolve, gathers))
+    for e, entries in gathers:
+        words[base + words[base + K_INS] + INS_WORDS * e + I_C] = len(words) - base
+        words.extend(entries)
     # the slots a compiled kernel takes (its output first), and its scalars
     slots = kernel_slots(k)
     scal = sorted({ins[2] for ins in k.body if ins[0] == "scalar"})
-    w.set(h + K_NSLOTS, len(slots))
-    p = w.extend(len(slots))
-    w.set(h + K_SLOTS, p - w.base)
-    for i, s in enumerate(slots):
-        w.set(p + i, s)
-    w.set(h + K_NSCAL, len(scal))
-    p = w.extend(len(scal))
-    w.set(h + K_SCALS, p - w.base)
-    for i, s in enumerate(scal):
-        w.set(p + i, s)
+    words[base + K_NSLOTS], words[base + K_SLOTS] = len(slots), len(words) - base
+    words.extend(slots)
+    words[base + K_NSCAL], words[base + K_SCALS] = len(scal), len(words) - base
+    words.extend(scal)
 
 
-def _reduction(w: _Words, h: int, k: Kernel, mode: int, vdt: ScalarType) -> None:
-    if mode == ELEMENTWISE:
-        return
-    op = k.reduce.value
-    d = vdt.name
+def _reduction(h: list, base: int, later: list, k: Kernel, mode: int, vdt: ScalarType,
+               resolve) -> None:
+    op, d = k.reduce.value, vdt.name
     if mode == ARG:
-        init = Op.MAX if k.reduce is Op.ARGMAX else Op.MIN
-        w.prim(h + K_INIT, ("init", init.value, d))
-        w.prim(h + K_ARGX, ("argx", op, d))
-        w.prim(h + K_ARGS, ("args", op, d))
+        init = "max" if k.reduce is Op.ARGMAX else "min"
+        h[K_INIT] = resolve(("init", init, d))
+        h[K_ARGX], h[K_ARGS] = resolve(("argx", op, d)), resolve(("args", op, d))
         return
-    w.prim(h + K_INIT, ("init", op, d))
+    h[K_INIT] = resolve(("init", op, d))
     if mode == SCAN:
-        w.prim(h + K_SCANX, ("scanx", op, d))
-        w.prim(h + K_SCANS, ("scans", op, d))
+        h[K_SCANX], h[K_SCANS] = resolve(("scanx", op, d)), resolve(("scans", op, d))
         return
-    w.prim(h + K_ACC, ("acc", op, d))
-    w.prim(h + K_HRED, ("hred", op, d))
-    if k.reduce is Op.PROD and vdt.kind == "c":  # order decides special values: sequential
-        w.prim(h + K_FOLD, ("fold", op, d))
+    h[K_ACC], h[K_HRED] = resolve(("acc", op, d)), resolve(("hred", op, d))
     if k.reduce is Op.MEAN:
-        w.prim(h + K_MEAN, ("mean", d))
-    if k.matmul:
-        fast = gemm_operands(k)
-        if fast is not None:
-            w.set(h + K_GEMM_X, fast[0])
-            w.set(h + K_GEMM_Y, fast[1])
-            w.prim(h + K_GEMM, ("gemm", k.out_dtype.name))
+        h[K_MEAN] = resolve(("mean", d))
+    if k.reduce is Op.PROD and vdt.kind == "c":  # order decides special values: sequential
+        h[K_FOLD] = resolve(("fold", op, d))
+    fast = gemm_operands(k) if k.matmul else None
+    if fast is not None:
+        h[K_GEMM_X], h[K_GEMM_Y] = fast
+        key = ("gemm", k.out_dtype.name)
+        h[K_GEMM] = resolve(key)
+        if not h[K_GEMM]:
+            later.append((base + K_GEMM, key))
 
 
-def _instruction(w: _Words, e: int, ins: tuple, regs: list, t: int, k: Kernel) -> None:
-    w.set(e + I_DEST, regs[t])
-    for f in (I_A, I_B, I_C):
-        w.set(e + f, NONE)
+_NO_OPERANDS = (NONE, NONE, NONE)
+
+
+def _instruction(ins: tuple, regs: list, t: int, k: Kernel, resolve, gathers: list) -> tuple:
+    """The words of instruction ``t`` (a gather's index table is appended later)."""
     kind = ins[0]
+    if kind == "op":
+        srcs = ins[3]
+        a = [regs[s] for s in srcs] + [NONE] * (3 - len(srcs))
+        return (OP, regs[t], resolve(("ew", ins[1].value, ins[2].name, ins[4].name)),
+                a[0], a[1], a[2], 0, 0)
     if kind == "load":
-        w.set(e + I_KIND, LOAD)
-        w.set(e + I_A, ins[2])
-    elif kind == "scalar":
-        w.set(e + I_KIND, SCALAR)
-        w.set(e + I_A, ins[2])
-        w.set(e + I_B, elsize(ins[1]))
-        w.prim(e + I_FN, ("copy", str(elsize(ins[1]))))
-    elif kind == "gather":
-        _, dt, j, idx, labels = ins
-        w.set(e + I_KIND, GATHER)
-        w.set(e + I_A, j)
-        w.set(e + I_B, len(idx))
-        g = w.extend(GATHER_WORDS * len(idx))
-        w.set(e + I_C, g - w.base)
-        for q, (src, label) in enumerate(zip(idx, labels)):
-            w.set(g + GATHER_WORDS * q, regs[src])
-            w.prim(g + GATHER_WORDS * q + 1, ("index", _ins_dtype(k.body[src]).name))
-            w.set(g + GATHER_WORDS * q + 2, label)
-        w.prim(e + I_FN, ("gather", str(elsize(dt))))
-        w.prim(e + I_X, ("iota",))
-    else:
-        _, op, dt, srcs, sdt = ins
-        w.set(e + I_KIND, OP)
-        w.prim(e + I_FN, ew_key(op, dt, sdt))
-        for f, s in zip((I_A, I_B, I_C), srcs):
-            w.set(e + f, regs[s])
+        return (LOAD, regs[t], 0, ins[2], NONE, NONE, 0, 0)
+    if kind == "scalar":
+        size = ins[1].np.itemsize
+        return (SCALAR, regs[t], resolve(("copy", str(size))), ins[2], size, NONE, 0, 0)
+    _, dt, j, idx, labels = ins
+    entries = []
+    for src, label in zip(idx, labels):
+        entries += (regs[src], resolve(("index", _ins_dtype(k.body[src]).name)), label)
+    gathers.append((t, entries))
+    return (GATHER, regs[t], resolve(("gather", str(dt.np.itemsize))), j, len(idx), 0,
+            resolve(("iota",)), 0)
 
 
 def _registers(k: Kernel) -> tuple:
@@ -296,32 +243,24 @@ def _registers(k: Kernel) -> tuple:
     body = k.body
     last = list(range(len(body)))
     for t, ins in enumerate(body):
-        for s in _operands(ins):
-            last[s] = t
+        if ins[0] in ("op", "gather"):
+            for s in ins[3]:
+                last[s] = t
     last[k.value] = len(body)
     free: list = []
     regs = [0] * len(body)
     n = 0
-    dying: dict = {}
     for t, ins in enumerate(body):
         if free and ins[0] != "scalar":
             regs[t] = free.pop()
         else:
             regs[t] = n
             n += 1
-        for s in set(_operands(ins)):
-            if last[s] == t and body[s][0] != "scalar":
-                dying.setdefault(t, []).append(regs[s])
-        free.extend(dying.pop(t, ()))
+        if ins[0] in ("op", "gather"):
+            for s in set(ins[3]):
+                if last[s] == t and body[s][0] != "scalar":
+                    free.append(regs[s])
     return regs, n
-
-
-def _operands(ins: tuple) -> tuple:
-    if ins[0] == "op":
-        return ins[3]
-    if ins[0] == "gather":
-        return ins[3]
-    return ()
 
 
 def kernel_slots(k: Kernel) -> list:

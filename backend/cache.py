@@ -226,8 +226,8 @@ class ProgramCache:
         self.by_signature: dict = {}
         self._inflight: dict = {}
         self.hits = self.misses = 0
-        # cb(name, (graph key, outputs)) for each new program: plain data, so a front end
-        # can say which part of the key was new (lazyarray/_diagnostics.py)
+        # cb(schedule, (graph key, outputs)) for each new program: plain data, so a front
+        # end can say which part of the key was new (lazyarray/_diagnostics.py)
         self.key_listeners: list[Callable] = []
 
     def schedule(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Schedule:
@@ -271,7 +271,7 @@ class ProgramCache:
 
     def program(self, sched: Schedule, gkey: tuple | None = None):
         """The program code of ``sched`` (a ``tiers.ProgramCode``), made on a miss."""
-        name = sched.name
+        name = _code_key(sched)
         with self.lock:
             hit = self.code.get(name)
             if hit is not None:
@@ -290,7 +290,7 @@ class ProgramCache:
                 self.code.put(name, program)
                 self.misses += 1
             for cb in self.key_listeners:
-                cb(name, gkey)
+                cb(sched, gkey)
             return program
         finally:
             with self.lock:
@@ -322,6 +322,15 @@ class ProgramCache:
             self.runners = _LRU(MAX_ENTRIES)
             self.code = _LRU(MAX_CODE)
             self.by_signature = {}
+
+
+def _code_key(sched: Schedule) -> tuple:
+    """What a schedule's program code depends on (its signature), computed once; its
+    digest, ``sched.name``, is only made when something shows it (a log line)."""
+    key = sched.__dict__.get("_code_key")
+    if key is None:
+        key = sched.__dict__["_code_key"] = sched.signature()
+    return key
 
 
 PROGRAMS = ProgramCache()

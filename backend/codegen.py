@@ -1,16 +1,16 @@
 """Kernels -> LLVM IR (llvmlite.ir), a lowering rule per op.
 
-Every compiled program is one module with one entry function::
-
-    i32 entry(ptr bufs, ptr meta, ptr scal)
-
-``bufs`` holds one data pointer per buffer slot, ``meta`` the int64 sizes,
-offsets and strides of every kernel (see ``Kernel.meta_size``), ``scal`` one
-16-byte slot per runtime scalar (room for complex128).  Each kernel is an internal function taking
-its buffers as ``noalias`` pointers.  No fast-math flags are used except
-``reassoc`` on reduction accumulators (the standard leaves summation order
-open), and every operation LLVM leaves undefined (division by zero, shifts
-by the width or more, out-of-range float-to-int casts) is guarded.
+A compiled kernel is a unit of its own (``kernel_ir``, see backend/native.py and
+backend/tiers.py): an internal function doing the loop nest, taking its buffers
+as ``noalias`` pointers, the int64 sizes, offsets and strides of its meta (see
+``Kernel.meta_size``) and one 16-byte slot per runtime scalar (room for a
+complex128), wrapped in the function the sequencer calls.  The lowering rules
+(``lower_op``) also generate the interpreter's building blocks
+(backend/blocks.py), so both tiers share every special case.  No fast-math
+flags are used except ``reassoc`` on reduction accumulators (the standard
+leaves summation order open), and every operation LLVM leaves undefined
+(division by zero, shifts by the width or more, out-of-range float-to-int
+casts) is guarded.
 """
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from llvmlite import ir
 from . import abi
 from . import complexmath as cm
 from .ir import ARG_REDUCE, SCALAR_TYPES, Op, ScalarType
-from .schedule import SCALAR_SLOT, Kernel, Schedule, kernel_entries
+from .bytecode import kernel_slots
+from .schedule import SCALAR_SLOT, Kernel
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
@@ -75,7 +76,6 @@ class ModuleBuilder:
     """Owns the llvmlite module and the declarations kernels share."""
 
     def __init__(self, name: str, vector_variants: dict | None = None) -> None:
-        self.entry = name  # the entry symbol: unique per program in the one JIT engine
         self.module = ir.Module(name=name)
         self.variants = vector_variants or {}   # libm name -> [(symbol, lanes)]
         self._decls: dict[str, ir.Function] = {}
@@ -128,80 +128,19 @@ class ModuleBuilder:
         suffix = {F32: "f32", F64: "f64"}.get(ty) or f"i{ty.width}"
         return self.declare(f"{name}.{suffix}", ty, [ty] * nargs)
 
-    def build(self, sched: Schedule) -> str:
-        """The module of ``sched``: one entry function per native stage, named
-        ``<entry>_<stage number>``, and ``<entry>_k<i>`` per ``kernel_entries``."""
-        fns = [KernelBuilder(self, k, i).build() for i, k in enumerate(sched.kernels)]
-        native = [ks for kind, ks in sched.stages if kind == "native"]
-        for no, kernels in enumerate(native):
-            self._entry(f"{self.entry}_{no}", [(fns[i], sched.kernels[i]) for i in kernels])
-        for i in kernel_entries(sched):  # one kernel of a stage alone: for threaded chunks
-            self._entry(f"{self.entry}_k{i}", [(fns[i], sched.kernels[i])])
-        self._keep_used()
-        return str(self.module)
-
-    def _entry(self, name: str, calls: list) -> None:
-        """entry(list of buffers, meta, scalars, error record) -> error code, calling
-        each (kernel function, Kernel) of ``calls`` in turn.  The buffers come as
-        a Python list of numpy arrays laid out as backend/abi.py describes."""
-        entry = ir.Function(self.module, ir.FunctionType(I32, [PTR, PTR, PTR, PTR]), name=name)
-        bufs, meta, scal, err = entry.args
-        b = ir.IRBuilder(entry.append_basic_block("entry"))
-        items = _load_ptr(b, bufs, abi.LIST_ITEMS // 8)
-        for fn, k in calls:
-            ptrs = [_load_ptr(b, _load_ptr(b, items, s), abi.ARRAY_DATA // 8)
-                    for s in _kernel_slots(k)]
-            b.call(fn, ptrs + [meta, scal, err])
-        b.ret(b.trunc(b.load(err, typ=I64), I32))
-
-
-def kernel_ir(name: str, k: Kernel, vector_variants: dict | None = None) -> str:
-    """The IR of a compiled kernel's unit (backend/native.py): ``k`` in the interpreter's
-    kernel ABI (``bytecode.kernel_abi``: buffers, meta and scalars its own), exported as
-    ``void name(ptr data pointers, ptr meta, ptr scalar pointers, ptr error record)``,
-    which the sequencer calls in place of interpreting the kernel."""
-    mb = ModuleBuilder(name, vector_variants)
-    kernel = KernelBuilder(mb, k, 0).build()
-    n_slots = len(_kernel_slots(k))
-    n_scal = 1 + max((ins[2] for ins in k.body if ins[0] == "scalar"), default=-1)
-    fn = ir.Function(mb.module, ir.FunctionType(ir.VoidType(), [PTR] * 4), name=name)
-    fn.attributes.add("nounwind")
-    ptrs, meta, scals, err = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    # the scalars side by side, as the kernel reads them (SCALAR_SLOT bytes each)
-    block = b.alloca(ir.ArrayType(I8, SCALAR_SLOT * max(n_scal, 1)))
-    block.align = 16
-    memcpy = mb.declare("llvm.memcpy.p0.p0.i64", ir.VoidType(), [PTR, PTR, I64, I1], pure=False)
-    for i in range(n_scal):
-        dst = b.gep(block, [ir.Constant(I64, SCALAR_SLOT * i)], source_etype=I8)
-        b.call(memcpy, [dst, _load_ptr(b, scals, i), ir.Constant(I64, SCALAR_SLOT),
-                        ir.Constant(I1, 0)])
-    b.call(kernel, [_load_ptr(b, ptrs, i) for i in range(n_slots)] + [meta, block, err])
-    b.ret_void()
-    mb._keep_used()
-    return str(mb.module)
-
 
 def _load_ptr(b: ir.IRBuilder, base: ir.Value, index: int) -> ir.Value:
     """The pointer stored at ``base[index]`` (``base`` points to pointers)."""
     return b.load(b.gep(base, [ir.Constant(I64, index)], source_etype=PTR), typ=PTR)
 
 
-def _kernel_slots(k: Kernel) -> list:
-    """Distinct buffer slots a kernel touches: its output first."""
-    slots = [k.store.buf]
-    for a in k.loads:
-        if a.buf not in slots:
-            slots.append(a.buf)
-    return slots
-
-
 class KernelBuilder:
     """Emits one kernel: the loop nest, loads, the body, accumulation, store."""
 
-    def __init__(self, mb: ModuleBuilder, k: Kernel, index: int) -> None:
+    def __init__(self, mb: ModuleBuilder, k: Kernel, index: int, emit_matmul=None) -> None:
         self.mb, self.k = mb, k
-        self.slots = _kernel_slots(k)
+        self.emit_matmul = emit_matmul  # backend/matmul.py's, for contraction kernels
+        self.slots = kernel_slots(k)
         args = [PTR] * len(self.slots) + [PTR, PTR, PTR]  # buffers, meta, scalars, error record
         self.fn = ir.Function(mb.module, ir.FunctionType(ir.VoidType(), args), name=f"kernel{index}")
         self.fn.linkage = "internal"
@@ -258,9 +197,9 @@ class KernelBuilder:
     def _matmul(self, b, offs, soff):
         """out[m, n] = sum_k body(m, n, k) over the last two output axes and the reduced
         axis: a packed, register-tiled GEMM for float products of two loads, the
-        generic loop nest otherwise (backend/matmul.py)."""
-        from .matmul import emit_matmul  # matmul.py imports this module
-        emit_matmul(self, b, offs, soff)
+        generic loop nest otherwise (backend/matmul.py, which builds on this module and is
+        handed in by whoever builds the kernel)."""
+        self.emit_matmul(self, b, offs, soff)
 
     def _load_out(self, b, off):
         dt = self.k.out_dtype

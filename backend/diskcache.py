@@ -3,9 +3,9 @@ compile a program it has seen before.
 
 Location: ``$LAZYARRAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/lazyarray``, else
 ``~/.cache/lazyarray``; ``LAZYARRAY_DISK_CACHE=0`` turns it off.  An entry is
-keyed by the native-code signature of a schedule and a fingerprint of all that
-changes the generated code (the backend's sources, llvmlite and LLVM versions,
-target triple, CPU name and features, the libmvec variants in use).  A file is
+keyed by a unit's name (backend/native.py) and a fingerprint of all that
+changes the generated code (``native.fingerprint``: the backend's sources,
+llvmlite's version, the CPU, the C library).  A file is
 a magic tag, the SHA-256 of the object code and the object code; it is written
 to a temporary file and renamed into place, so readers never see half a file,
 and a truncated, corrupt or foreign file is ignored (and replaced).
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Optional
@@ -23,8 +24,6 @@ from typing import Optional
 from . import threads
 
 MAGIC = b"LZYOBJ1\n"
-_SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
-            "llvm.py", "runtime.py")
 
 
 class DiskCache:
@@ -39,11 +38,22 @@ class DiskCache:
         return self.directory / digest[:2] / (digest[2:] + ".o")
 
     def load(self, key: str) -> Optional[bytes]:
-        """The object code stored for ``key``, or None if absent or invalid."""
+        """The object code stored for ``key``, or None if absent or invalid (anything but
+        a regular file is ignored: reading a named pipe put there would block)."""
         try:
-            data = self._path(key).read_bytes()
+            fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError:
             return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read()
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
         head = len(MAGIC) + 32
         if len(data) < head or not data.startswith(MAGIC):
             return None
@@ -91,15 +101,3 @@ def directory() -> Optional[Path]:
         return Path(os.environ["LAZYARRAY_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "lazyarray"
-
-
-def fingerprint(*parts: str) -> str:
-    """A hash of the backend's sources and the given target description."""
-    h = hashlib.sha256()
-    here = Path(__file__).parent
-    for name in _SOURCES:
-        h.update((here / name).read_bytes())
-    for p in parts:
-        h.update(p.encode())
-        h.update(b"\0")
-    return h.hexdigest()

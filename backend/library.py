@@ -69,16 +69,13 @@ def run_address() -> int:
     return a
 
 
-def addresses(keys) -> dict:
-    """Primitive key -> address for every key of ``keys`` (``("gemm", dtype)`` keys: 0
-    until that routine is loaded; see ``gemm_address``)."""
-    out = {}
-    for key in keys:
-        a = _addr.get(key)
-        if a is None:
-            a = gemm_address(key[1], wait=False) if key[0] == "gemm" else _primitive(key)
-        out[key] = a
-    return out
+def resolve(key: tuple) -> int:
+    """The address of building block ``key`` (a ``("gemm", dtype)`` key: 0 until that
+    routine is loaded; see ``gemm_address``)."""
+    a = _addr.get(key)
+    if a is None:
+        a = gemm_address(key[1], wait=False) if key[0] == "gemm" else _primitive(key)
+    return a
 
 
 def _primitive(key: tuple) -> int:

@@ -43,7 +43,8 @@ from . import threads
 
 URGENT, LATER = 0, 1
 _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
-            "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py")
+            "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py",
+            "kernels.py")
 
 
 @dataclass(frozen=True)

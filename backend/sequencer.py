@@ -23,7 +23,7 @@ from llvmlite import ir
 
 from . import abi
 from . import bytecode as bc
-from .blocks import BLOCK, REG_BYTES
+from .bytecode import BLOCK, REG_BYTES
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()

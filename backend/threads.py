@@ -58,10 +58,16 @@ def num_threads() -> int:
         if n < 1:
             raise ValueError(f"LAZYARRAY_NUM_THREADS must be a positive integer, got {raw!r}")
         return n
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    global _cpus
+    if _cpus is None:
+        try:
+            _cpus = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            _cpus = os.cpu_count() or 1
+    return _cpus
+
+
+_cpus = None  # the CPUs this process may use, read once (a system call each time otherwise)
 
 
 def chunk_count(iterations: int, axis_size: int, threads: int, least: int) -> int:
@@ -98,8 +104,8 @@ def run(calls: list) -> list:
 
 def _after_fork_in_child() -> None:
     """A forked child has none of its parent's pool threads: start afresh."""
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()
+    global _pool, _pool_lock, _cpus
+    _pool, _pool_lock, _cpus = None, threading.Lock(), None
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

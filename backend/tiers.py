@@ -75,17 +75,14 @@ class ProgramCode:
 
     def __init__(self, sched: Schedule) -> None:
         self.schedule = sched
-        self.code = code = bytecode.build(sched)
-        addrs = library.addresses(code.keys)
-        code.link(addrs)
+        self.code = code = bytecode.build(sched, library.resolve)
         self.run_addr = library.run_address()
-        self.run = abi.ENTRY_TYPE(self.run_addr)
+        self.run = _entry(self.run_addr)
         self.runs = 0
         self.requested = False
         self._abi = None
-        for pos, key in code.fixups:  # a GEMM routine still compiling: generic loops until then
-            if key[0] == "gemm" and not addrs[key]:
-                library.gemm_address(key[1], wait=False, on_ready=_patcher(code, pos))
+        for pos, key in code.later:  # a GEMM routine still compiling: generic loops until then
+            library.gemm_address(key[1], wait=False, on_ready=_patcher(code, pos))
         with _lock:
             _LIVE.add(self)
         weakref.finalize(self, _retire, code)
@@ -134,6 +131,16 @@ class ProgramCode:
         return all(self.code.installed(i) for i in range(len(self.schedule.kernels)))
 
 
+_ENTRIES: dict = {}  # address -> its ctypes function (one per sequencer loaded)
+
+
+def _entry(address: int):
+    fn = _ENTRIES.get(address)
+    if fn is None:
+        fn = _ENTRIES.setdefault(address, abi.ENTRY_TYPE(address))
+    return fn
+
+
 def kernel_abis(sched: Schedule) -> list:
     """Each kernel of ``sched`` as its compiled unit sees it (``bytecode.kernel_abi``)."""
     return [bytecode.kernel_abi(k) for k in sched.kernels]
@@ -145,7 +152,7 @@ def kernel_unit(k) -> native.Unit:
     needs = ()
     if k.matmul and bytecode.gemm_operands(k) is not None:
         needs = (library.gemm_unit(k.out_dtype.name),)
-    return native.Unit(name, ("codegen", "kernel_ir", (name, k)), (name,), needs=needs,
+    return native.Unit(name, ("kernels", "kernel_ir", (name, k)), (name,), needs=needs,
                        transient=True)
 
 
@@ -155,7 +162,7 @@ def _install(code, i: int, unit, addresses) -> None:
     code.install(i, addresses[0], addresses)  # holding the addresses keeps the code mapped
     STATS.installs += 1
     if all(code.installed(j) for j in range(len(code.kernel_at))):
-        _tell("compiled", code.name, "runs compiled code now (every kernel installed)")
+        _tell("compiled", code.schedule.name, "runs compiled code now (every kernel installed)")
 
 
 def _tell(event: str, name: str, detail: str) -> None:

@@ -165,11 +165,12 @@ def _nodes(indices: tuple) -> str:
 
 # --------------------------------------------------------------------------- the listener
 
-def _on_program(name: str, key: Optional[tuple]) -> None:
+def _on_program(sched, key: Optional[tuple]) -> None:
     """Called by the backend for every new program structure: it runs on the interpreter
     at once (backend/tiers.py)."""
     if key is None:
         return
+    name = sched.name
     with _lock:
         earlier = list(_history)
         _history.append((name, key))

@@ -67,3 +67,12 @@ def test_damaged_entries_are_recompiled(tmp_path, first, damage):
 def test_disabled_cache_writes_nothing(tmp_path):
     info = run(tmp_path, LAZYARRAY_DISK_CACHE="0")
     assert info["compiles"] >= 1 and not files(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_in_place_of_an_entry_is_ignored(tmp_path, first):
+    for f in files(tmp_path):  # a reader that opened these would wait forever
+        f.unlink()
+        os.mkfifo(f)
+    info = run(tmp_path)
+    assert info["value"] == first["value"] and info["compiles"] == first["compiles"]

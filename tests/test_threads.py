@@ -21,8 +21,8 @@ THREADS = 8
 
 
 def compiles() -> int:
-    info = xp.compile_cache_info()
-    return info.misses + info.disk_hits
+    """New program structures made (each once, whichever thread gets there first)."""
+    return xp.compile_cache_info().misses
 
 
 def in_threads(fn, n: int = THREADS) -> list:
@@ -52,8 +52,9 @@ def test_stress_short():
     assert r.mismatches == []
     assert r.evaluations > 100
     assert r.new_structures >= THREADS + 1
-    # each structure compiled exactly once, though all threads evaluated some at once
-    assert r.compiles == r.new_structures
+    # each structure's program code made once at most (structures that differ only in
+    # their views share one), though all threads evaluated some at once
+    assert 0 < r.compiles <= r.new_structures
 
 
 def test_one_new_structure_from_all_threads_compiles_once():
