@@ -15,7 +15,7 @@ and scalar slots a compiled version of the kernel takes.  ``K_FN`` is 0 until
 a compiled kernel is installed there (``Code.install``); from then on the
 sequencer calls it instead of interpreting the kernel.
 
-Registers hold ``blocks.BLOCK`` elements in memory form; a load whose stride
+Registers hold ``BLOCK`` elements in memory form; a load whose stride
 along the block's axis is one element reads the buffer where it lies.  The
 binding chooses each kernel's block axis (``choose_axis``) and writes it, and
 whether the block runs along a reduced axis, into two meta words per kernel

@@ -7,7 +7,7 @@ native thread pool and the front door call it as they call compiled code.
 address, the first kernel to run and how many.  For each kernel it either
 calls the compiled kernel installed in its header, or interprets it: an
 odometer walks the iteration axes other than the block axis, and at each
-point the kernel's instructions run on blocks of up to ``blocks.BLOCK``
+point the kernel's instructions run on blocks of up to ``bytecode.BLOCK``
 elements along the block axis, each a call of a building block.  So
 intermediates stay in blocks that fit in the L1 cache, as in numexpr's
 virtual machine, and no code is generated for the program at hand.
