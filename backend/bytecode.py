@@ -85,7 +85,7 @@ class Code:
 
     @property
     def address(self) -> int:
-        return self.words.ctypes.data
+        return self.words.__array_interface__["data"][0]
 
     def install(self, kernel: int, address: int, keep) -> None:
         """Run compiled code at ``address`` for kernel ``kernel`` from now on."""

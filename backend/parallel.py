@@ -48,7 +48,10 @@ _STOP_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 
 
 def supported() -> bool:
-    return sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")
+    return _SUPPORTED
+
+
+_SUPPORTED = sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")
 
 
 _IR = """

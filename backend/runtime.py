@@ -6,6 +6,7 @@ allocates the buffers a program writes and makes the single foreign call.
 """
 from __future__ import annotations
 
+import array
 import ctypes
 import functools
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ class KernelBinding:
 class Bound:
     """A schedule bound to concrete shapes: ready to run any number of times."""
 
-    meta: np.ndarray          # int64
+    meta: array.array         # int64 words
     shapes: list              # concrete shape per buffer slot
     kernels: list             # KernelBinding per kernel
 
@@ -43,14 +44,16 @@ def node_shapes(nodes: list, env: dict) -> list:
 
 
 def bind(sched: Schedule, nodes: list, env: dict) -> Bound:
-    """Compute the meta array of ``sched`` for the graph ``nodes`` at sizes ``env``."""
+    """Compute the meta array of ``sched`` for the graph ``nodes`` at sizes ``env``
+    (int64 words in an ``array.array``: its address is cheap to read, a numpy array's
+    is not)."""
     shapes = node_shapes(nodes, env)
-    meta = np.zeros(max(bytecode.meta_size(sched), 1), dtype=np.int64)
+    meta = array.array("q", bytes(8 * max(bytecode.meta_size(sched), 1)))
     g = _Graph(nodes, shapes)
     kernels = [_bind_kernel(k, sched, g, meta) for k in sched.kernels]
     for i, (k, kb) in enumerate(zip(sched.kernels, kernels)):
         pos = sched.meta_size + 2 * i
-        meta[pos:pos + 2] = bytecode.choose_axis(k, kb.sizes, [st for _, st in kb.loads])
+        meta[pos:pos + 2] = array.array("q", bytecode.choose_axis(k, kb.sizes, [st for _, st in kb.loads]))
     return Bound(meta, [shapes[j] for j in sched.buffers], kernels)
 
 
@@ -79,20 +82,19 @@ def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> KernelBinding:
     if not k.matmul:  # a contraction keeps its m, n and k axes where its code expects them
         sizes, accs, store = _coalesce(sizes, accs, store, k.n_out)
     pos = k.meta_base
-    meta[pos:pos + r] = sizes
-    pos += r
+    words = list(sizes)
     load_pos = []
     for (off, st), (_, _, dyn) in zip(accs, loads):
-        load_pos.append((pos, st))
-        meta[pos] = off
-        meta[pos + 1:pos + 1 + r] = st
-        pos += r + 1
+        load_pos.append((pos + len(words), st))
+        words.append(off)
+        words += st
         for stride, size in dyn:
-            meta[pos], meta[pos + 1] = stride, size
-            pos += 2
-    meta[pos] = store[0]
-    meta[pos + 1:pos + 1 + r] = store[1]
-    return KernelBinding(sizes, load_pos, (pos, store[1]))
+            words += (stride, size)
+    store_pos = pos + len(words)
+    words.append(store[0])
+    words += store[1]
+    meta[pos:pos + len(words)] = array.array("q", words)
+    return KernelBinding(sizes, load_pos, (store_pos, store[1]))
 
 
 def _access_strides(a: Access, sched: Schedule, g: _Graph):
@@ -276,8 +278,8 @@ class Runner:
         # door can run it (on the native pool)
         one = steps[0] if len(steps) == 1 else None
         self.chunked = one if type(one) is Chunked and one.partial is None else None
-        self.scal = np.frombuffer(bytearray(scalars), dtype=np.uint8)
-        self.scal_addr = self.scal.ctypes.data
+        self.scal = array.array("B", scalars)
+        self.scal_addr = self.scal.buffer_info()[0]
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
                        for slot in range(sched.n_inputs, len(sched.buffers))]
         # decided once: the pool's size test would cost each run's allocations
@@ -357,9 +359,9 @@ def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
     return steps
 
 
-def header(code, meta: np.ndarray, first: int, count: int) -> np.ndarray:
+def header(code, meta: array.array, first: int, count: int) -> array.array:
     """The sequencer's second argument: program code, meta array, kernels to run."""
-    return np.array([code.address, meta.ctypes.data, first, count], dtype=np.int64)
+    return array.array("q", (code.address, meta.buffer_info()[0], first, count))
 
 
 class Stage:
@@ -371,7 +373,7 @@ class Stage:
     def __init__(self, fn, code, meta, first: int, count: int) -> None:
         self.fn, self.meta = fn, meta
         self.header = header(code, meta, first, count)
-        self.addr = self.header.ctypes.data
+        self.addr = self.header.buffer_info()[0]
 
 
 _COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np.minimum,
@@ -398,6 +400,8 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     if n_threads < 2:
         return None
     total = _size(kb.sizes)
+    if total < 2 * threads.LEAST:  # too small for any table: the common case, decided early
+        return None
     table = threads.NATIVE_MIN if parallel.available() else threads.PYTHON_MIN
     kind = _kind(k, kb.sizes)
     least = table[kind]
@@ -423,7 +427,7 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         partial = (k.store.buf, k.out_dtype.np, k.reduce, int(meta[kb.store[0]]), weights)
     metas = []
     for start, length in chunks:
-        m = meta.copy()
+        m = array.array("q", meta)
         m[k.meta_base + axis] = length
         for pos, st in kb.loads + [kb.store]:
             m[pos] += start * st[axis]
@@ -443,7 +447,7 @@ class Chunked:
     def __init__(self, fn, metas: list, partial, keep=None) -> None:
         self.fn, self.metas, self.partial, self.keep = fn, metas, partial, keep
         self.fn_addr = ctypes.cast(fn, ctypes.c_void_p).value
-        self.meta_addrs = np.array([m.ctypes.data for m in metas], np.int64)
+        self.meta_addrs = np.array([m.buffer_info()[0] for m in metas], np.int64)
 
     def run(self, bufs: list, scal) -> None:
         n = len(self.metas)
@@ -476,7 +480,7 @@ class Chunked:
     def _run_threads(self, packed: list, scal) -> None:
         errs = [_ERR() for _ in self.metas]
         fn = self.fn
-        calls = [functools.partial(fn, p[0], m.ctypes.data, scal, e)
+        calls = [functools.partial(fn, p[0], m.buffer_info()[0], scal, e)
                  for p, m, e in zip(packed, self.metas, errs)]
         for code, e in zip(threads.run(calls), errs):
             if code:

@@ -13,6 +13,12 @@ Everything here is decided from the graph's structure alone (ops, dtypes,
 ranks, reduction axes, topology), which is what the structural key of
 ``cache.graph_key`` captures; a graph with the same key gets the same
 schedule, indexed by topological position.
+
+The work is linear in the size of the graph (plus the size of the schedule:
+each load carries its view chain), in three passes and without recursion;
+see ``schedule``.  Every kernel body has at most ``MAX_BODY`` instructions and
+``MAX_LOADS`` loads: the interpreter (backend/bytecode.py) gives each
+instruction a block register on the stack.
 """
 from __future__ import annotations
 
@@ -24,6 +30,8 @@ from .ir import (ARG_REDUCE, COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, SC
                  External, Node, Op, ScalarType)
 
 SCALAR_SLOT = 16  # bytes per runtime scalar argument: room for a complex128
+MAX_BODY = 64     # instructions per kernel body (loads, scalars, ops, gathers)
+MAX_LOADS = 16    # loads per kernel (a gather's read of its source counts)
 _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
 
 
@@ -118,61 +126,455 @@ class Schedule:
 def schedule(nodes: list, outputs: list) -> Schedule:
     """Schedule the graph ``nodes`` (topological order) computing ``outputs``.
 
-    ``outputs`` are indices into ``nodes``.  Nodes that must be materialised
-    (kernel roots) are found by a fixpoint: start from the outputs and every
-    reduction/contraction, and add any computed node that would otherwise be
-    evaluated in two different contexts (two kernels, or two view paths).
+    ``outputs`` are indices into ``nodes``.  The kernel roots (the nodes given
+    a buffer) are decided before any body is built, in two linear passes:
+
+    1. forward (``_Graph``): the roots known from node kinds alone: outputs
+       that are not leaves, every reduction, scan, contraction, multi-part
+       root (UPDATE, CONCAT) and external call, and the computed sources of
+       external calls (they read whole arrays); and, when the graph has a
+       broadcast, which nodes have a costly op below them with no leaf or
+       root of this pass in between.
+    2. reverse, consumers before producers (``_Planner``): every computed node
+       collects the *contexts* it is evaluated in from its consumers: a kernel
+       (root and part), the path of views from that kernel down to the node,
+       and the map from iteration axes to the node's axes.  When a node's turn
+       comes all its contexts are known, and it becomes a root when
+       * it is elementwise and has two different contexts (it would be
+         computed twice, or through two view paths);
+       * it is elementwise or a gather and fusing it would take its kernel
+         past ``MAX_BODY`` instructions or ``MAX_LOADS`` loads (so a long
+         chain is cut every ``MAX_BODY`` instructions at most; while a
+         kernel is planned, every source not yet decided counts as a possible
+         load);
+       * it is a gather under a view (the views would need index arithmetic
+         on its output).
+       Views and gathers are otherwise evaluated in each of their contexts.
+       The node being planned also forces roots below it:
+       * a reshape of a computed array: the base of the chain of contiguous
+         views (reshape, expand_dims, squeeze) under the reshape, unless that
+         chain ends at a leaf or root (a reshape must see contiguous input);
+       * a broadcast of a subexpression holding a costly op: the broadcast's
+         source (computed once rather than once per broadcast element);
+       * a gather: the array it reads through views must be a buffer, so the
+         first computed node under those views becomes a root;
+       * a matmul: an operand that is not (views over) a buffer.
+       Roots are only ever added, so a rule satisfied at a node's turn holds
+       for the final set too, and nothing is decided twice.
+    3. each kernel's body is built once (``_BodyBuilder``): a descent from its
+       root that stops at roots and leaves and pushes views down to the loads.
+
+    Every kernel then has at most ``MAX_BODY`` instructions and ``MAX_LOADS``
+    loads, unless a single gather reads more index arrays than that allows.
     """
-    index = {id(n): i for i, n in enumerate(nodes)}
-    roots = {i for i in outputs if not _is_leafish(nodes[i])}
-    roots.update(i for i, n in enumerate(nodes) if n.op in ROOT_OPS and not n.is_buffer)
-    while True:
-        builders, extra = _build_all(nodes, index, roots)
-        if not extra:
-            break
-        roots |= extra
-    return _assemble(nodes, index, outputs, roots, builders)
+    g = _Graph(nodes, outputs)
+    plan = _Planner(g)
+    plan.run()
+    builders = {r: [_BodyBuilder(g, plan, k).build() for k in ks]
+                for r, ks in plan.by_root.items()}
+    return _assemble(g, outputs, builders)
 
 
-def _is_leafish(n: Node) -> bool:
-    return n.is_buffer or n.op in (Op.DATA, Op.SCALAR)
+# Node kinds, leaves first (``kind <= _SCALAR``: a leaf).
+_LEAF, _SCALAR, _VIEW, _GATHER, _EW, _ROOT = range(6)
+_KIND = {op: _EW for op in ELEMENTWISE}
+_KIND.update({op: _VIEW for op in VIEW})
+_KIND.update({op: _ROOT for op in ROOT_OPS})
+_KIND[Op.GATHER] = _GATHER
+_LEAF_OPS = frozenset({Op.SCALAR, Op.PLACEHOLDER, Op.DATA})  # leaves even without a value
 
 
-def _parts(n: Node) -> int:
-    """How many kernels write the buffer of root ``n`` (0 for an external call)."""
-    if n.op is Op.EXTERNAL:
-        return 0
-    if n.op is Op.UPDATE:
-        return 2  # copy the array, then write the region
-    if n.op is Op.CONCAT:
-        return len(n.srcs)
-    return 1
+class _Graph:
+    """Pass 1: the graph by position: each node's kind and sources, the roots its
+    kind decides (``root``, a flag per node that later passes add to) and, when
+    there is a broadcast, ``costly``: a costly op lies at or below the node with
+    no leaf or root in between (a broadcast of it would repeat that op)."""
+
+    __slots__ = ("nodes", "kinds", "srcs", "root", "costly")
+
+    def __init__(self, nodes: list, outputs: list) -> None:
+        index: dict = {}  # nodes hash by identity, in C
+        kinds: list = []
+        srcs: list = []
+        position = index.__getitem__
+        root = bytearray(len(nodes))
+        broadcasts = externals = False
+        for j, n in enumerate(nodes):
+            index[n] = j
+            op = n.op
+            if n.value is not None or op in _LEAF_OPS:
+                kinds.append(_SCALAR if op is Op.SCALAR else _LEAF)
+                srcs.append(())  # an evaluated node's sources are not in the graph
+                continue
+            kind = _KIND[op]
+            kinds.append(kind)
+            srcs.append(tuple(map(position, n.srcs)))
+            if kind == _ROOT:
+                root[j] = 1
+                externals = externals or op is Op.EXTERNAL
+            elif op is Op.BROADCAST_TO:
+                broadcasts = True
+        for o in outputs:
+            if kinds[o] > _SCALAR:
+                root[o] = 1
+        if externals:  # they read whole arrays: their computed sources are roots
+            for j, n in enumerate(nodes):
+                if n.op is Op.EXTERNAL and kinds[j] == _ROOT:
+                    for i in srcs[j]:
+                        if kinds[i] > _SCALAR:
+                            root[i] = 1
+        self.nodes, self.kinds, self.srcs, self.root = nodes, kinds, srcs, root
+        self.costly = self._costly() if broadcasts else None
+
+    def _costly(self) -> bytearray:
+        nodes, kinds, srcs, root = self.nodes, self.kinds, self.srcs, self.root
+        costly = bytearray(len(kinds))  # 0 for leaves and roots: they stop the search
+        for j, kind in enumerate(kinds):
+            if kind <= _SCALAR or root[j]:
+                continue
+            if nodes[j].op in COSTLY:
+                costly[j] = 1
+                continue
+            for i in srcs[j]:
+                if costly[i]:
+                    costly[j] = 1
+                    break
+        return costly
 
 
-def _build_all(nodes, index, roots):
-    """Build every kernel body; return the builders per root and nodes to materialise."""
-    seen_ctx: dict[int, tuple] = {}
-    extra: set[int] = set()
-    builders = {}
-    for r in sorted(roots):
-        n = nodes[r]
-        if n.op is Op.EXTERNAL:
-            # External functions read whole arrays: anything else is materialised first.
-            extra.update(index[id(s)] for s in n.srcs
-                         if not _is_leafish(s) and index[id(s)] not in roots)
-            builders[r] = []
-            continue
-        parts = []
-        for part in range(_parts(n)):
-            b = _BodyBuilder(nodes, index, roots, r, seen_ctx, extra, part)
-            b.build()
-            parts.append(b)
-        builders[r] = parts
-    return builders, extra
+class _KernelPlan:
+    """One kernel as the reverse pass plans it.
+
+    ``tops``: (node, context, is the root itself) per expression the body
+    evaluates (two for a matmul: its operands).  ``n_body`` counts the
+    instructions decided plus one per (node, context) pair still waiting for
+    its node's turn (each becomes at least one instruction; a view hands its
+    pair on to its source); ``n_loads`` the loads decided plus the waiting
+    pairs that are not scalars (any of them may become a load).  A node is
+    fused only when both counts stay within the caps, so the final body,
+    whose sizes are the final counts, is within them too.
+    """
+
+    __slots__ = ("root", "part", "tops", "n_out", "n_red", "reduce", "iter_axes", "store_imap",
+                 "store_chain", "scan", "matmul", "n_body", "n_loads")
+
+    def __init__(self, root, part, n_out, n_red, reduce, iter_axes, store_imap) -> None:
+        self.root, self.part, self.tops = root, part, ()
+        self.n_out, self.n_red, self.reduce = n_out, n_red, reduce
+        self.iter_axes, self.store_imap, self.store_chain = iter_axes, store_imap, ()
+        self.scan = self.matmul = False
+        self.n_body = self.n_loads = 0
+
+
+class _Planner:
+    """Pass 2 (see ``schedule``): nodes in reverse topological order, each decided
+    (root, fused, or in no kernel) once all its consumers have been.
+
+    Contexts are numbered: a context is a kernel with an iteration map (a base
+    context) or a base context seen through a path of views, interned as
+    (parent context, view) so that comparing two contexts costs the same
+    however long their view paths are.  ``ctx_of[j]``: the context of node
+    ``j`` (an int), a set of them, or None.
+    """
+
+    def __init__(self, g: _Graph) -> None:
+        self.g = g
+        self.n = len(g.kinds)
+        self.ctx_of: list = [None] * self.n
+        self.c_kernel: list = []   # per context: its _KernelPlan
+        self.c_parent: list = []   # the context one view up (-1: a base context)
+        self.c_view: list = []     # the view node between it and its parent
+        self.c_imap: list = []     # iteration axis -> axis of the viewed array
+        self.children: dict = {}   # parent * n + view -> context
+        self.by_root: dict = {}    # root -> _KernelPlan per part ([] for an external call)
+        self.contiguous = bytearray(self.n)  # contiguous views known to end at a buffer
+
+    def run(self) -> None:
+        kinds, root, ctx_of = self.g.kinds, self.g.root, self.ctx_of
+        for j in range(self.n - 1, -1, -1):
+            kind = kinds[j]
+            if kind <= _SCALAR:
+                continue  # a leaf: counted as a load or scalar where it is read
+            if root[j]:
+                self._open(j)
+                continue
+            cs = ctx_of[j]
+            if cs is None:
+                continue  # in no kernel (a view read only by a gather, say)
+            if kind == _EW:
+                if type(cs) is int and self._fuse(j, cs):
+                    continue
+                root[j] = 1  # two contexts, or its kernel is full
+                self._open(j)
+            elif kind == _VIEW:
+                self._view(j, cs)
+            elif not self._gather(j, cs):
+                root[j] = 1
+                self._open(j)
+
+    # -- contexts
+
+    def _base(self, k: _KernelPlan, imap: tuple) -> int:
+        c = len(self.c_kernel)
+        self.c_kernel.append(k)
+        self.c_parent.append(-1)
+        self.c_view.append(-1)
+        self.c_imap.append(imap)
+        return c
+
+    def child(self, c: int, v: int) -> int:
+        """Context ``c`` seen through view ``v`` (a source of the node in ``c``)."""
+        key = c * self.n + v
+        d = self.children.get(key)
+        if d is None:
+            d = self.children[key] = len(self.c_kernel)
+            self.c_kernel.append(self.c_kernel[c])
+            self.c_parent.append(c)
+            self.c_view.append(v)
+            self.c_imap.append(self.c_imap[c])
+        return d
+
+    def chain(self, c: int) -> tuple:
+        """The view path of context ``c`` as an access chain: buffer side first."""
+        parent, view, out = self.c_parent, self.c_view, []
+        while parent[c] >= 0:
+            out.append(view[c])
+            c = parent[c]
+        return tuple(out)
+
+    def _add(self, s: int, c: int) -> None:
+        """Node ``s`` is read in context ``c``: count it there once."""
+        ctx_of = self.ctx_of
+        cur = ctx_of[s]
+        if cur is None:
+            ctx_of[s] = c
+        elif cur == c:
+            return
+        elif type(cur) is int:
+            ctx_of[s] = {cur, c}
+        elif c in cur:
+            return
+        else:
+            cur.add(c)
+        k = self.c_kernel[c]
+        k.n_body += 1
+        if self.g.kinds[s] != _SCALAR:
+            k.n_loads += 1
+
+    def _new(self, ss: tuple, c: int) -> tuple:
+        """(the nodes of ``ss`` not yet read in context ``c``, how many are not scalars)."""
+        ctx_of, kinds = self.ctx_of, self.g.kinds
+        new, loads = [], 0
+        for s in ss:
+            cur = ctx_of[s]
+            if cur == c or (type(cur) is set and c in cur) or s in new:
+                continue
+            new.append(s)
+            if kinds[s] != _SCALAR:
+                loads += 1
+        return new, loads
+
+    # -- fused nodes
+
+    def _fuse(self, j: int, c: int) -> bool:
+        """Fuse elementwise ``j`` into context ``c`` if its kernel has room."""
+        ctx_of, kinds = self.ctx_of, self.g.kinds
+        new, loads = [], -1  # j itself becomes an op, not a load
+        for s in self.g.srcs[j]:  # (as _new, inline: this is the common case)
+            cur = ctx_of[s]
+            if cur == c or (type(cur) is set and c in cur) or s in new:
+                continue
+            new.append(s)
+            if kinds[s] != _SCALAR:
+                loads += 1
+        k = self.c_kernel[c]
+        if k.n_body + len(new) > MAX_BODY or k.n_loads + loads > MAX_LOADS:
+            return False
+        k.n_body += len(new)
+        k.n_loads += loads
+        for s in new:  # as _add, knowing each pair is new
+            cur = ctx_of[s]
+            if cur is None:
+                ctx_of[s] = c
+            elif type(cur) is int:
+                ctx_of[s] = {cur, c}
+            else:
+                cur.add(c)
+        return True
+
+    def _view(self, j: int, cs) -> None:
+        """View ``j`` (not a root) is evaluated in each context it is read in."""
+        self._view_rules(j)
+        src = self.g.srcs[j][0]
+        for c in ((cs,) if type(cs) is int else cs):
+            k = self.c_kernel[c]
+            k.n_body -= 1  # no instruction of its own: its source takes its place
+            k.n_loads -= 1
+            self._add(src, self.child(c, j))
+
+    def _gather(self, j: int, cs) -> bool:
+        """Gather ``j`` in each of its contexts; False when it must be a root instead."""
+        cl = (cs,) if type(cs) is int else tuple(cs)
+        deps = self.g.srcs[j][1:]  # the index arrays
+        for c in cl:
+            if self.c_parent[c] >= 0:
+                return False  # under a view
+            k = self.c_kernel[c]
+            new, loads = self._new(deps, c)
+            if k.n_body + len(new) > MAX_BODY or k.n_loads + loads > MAX_LOADS:
+                return False
+        self._gather_source(j)
+        for c in cl:
+            for s in deps:
+                self._add(s, c)
+        return True
+
+    # -- rules forcing roots below
+
+    def _view_rules(self, v: int) -> None:
+        """Materialise what view ``v`` needs below it (see ``schedule``)."""
+        g = self.g
+        src = g.srcs[v][0]
+        if g.kinds[src] <= _SCALAR or g.root[src]:
+            return
+        op = g.nodes[v].op
+        if op is Op.RESHAPE:
+            base = self._contiguous_base(src)
+            if base >= 0:
+                g.root[base] = 1
+        elif op is Op.BROADCAST_TO and g.costly[src]:
+            g.root[src] = 1
+
+    def _contiguous_base(self, i: int) -> int:
+        """The node under the chain of contiguous views from ``i`` when it is not a
+        leaf or root, which the caller then materialises; else -1.  The views on the
+        way are remembered as ending at a buffer, so no chain is walked twice."""
+        g, known = self.g, self.contiguous
+        kinds, root, srcs, nodes = g.kinds, g.root, g.srcs, g.nodes
+        walked = []
+        while (kinds[i] == _VIEW and not root[i] and not known[i]
+               and nodes[i].op in _CONTIG_VIEWS):
+            walked.append(i)
+            i = srcs[i][0]
+        for w in walked:
+            known[w] = 1
+        if kinds[i] <= _SCALAR or root[i] or known[i]:
+            return -1
+        return i
+
+    def _gather_source(self, j: int) -> None:
+        """Make the array gather ``j`` reads a buffer seen through views."""
+        g = self.g
+        kinds, root, srcs = g.kinds, g.root, g.srcs
+        x = srcs[j][0]
+        while kinds[x] > _SCALAR and not root[x]:
+            if kinds[x] != _VIEW:
+                root[x] = 1
+                return
+            self._view_rules(x)
+            x = srcs[x][0]
+
+    def _over_buffer(self, i: int) -> bool:
+        kinds, root, srcs = self.g.kinds, self.g.root, self.g.srcs
+        while kinds[i] == _VIEW and not root[i]:
+            i = srcs[i][0]
+        return kinds[i] <= _SCALAR or bool(root[i])
+
+    # -- kernels
+
+    def _kernel(self, root: int, part: int, *spec) -> _KernelPlan:
+        k = _KernelPlan(root, part, *spec)
+        self.by_root.setdefault(root, []).append(k)
+        return k
+
+    def _open(self, j: int) -> None:
+        """Plan the kernel(s) writing root ``j``."""
+        n = self.g.nodes[j]
+        op = n.op
+        if op is Op.EXTERNAL:
+            self.by_root[j] = []  # no kernel; its computed sources are roots (pass 1)
+        elif self.g.kinds[j] != _ROOT:
+            self._open_fused(j, n)
+        elif op in SCAN or op in REDUCE or op in ARG_REDUCE:
+            self._open_reduce(j, n)
+        elif op in CONTRACT:
+            self._open_matmul(j, n)
+        else:
+            self._open_parts(j, n)
+
+    def _open_fused(self, j: int, n: Node) -> None:
+        """An elementwise, view or gather root: its kernel evaluates it on top."""
+        g = self.g
+        ident = tuple(range(len(n.shape)))
+        k = self._kernel(j, 0, len(ident), 0, None, tuple((j, a) for a in ident), ident)
+        c = self._base(k, ident)
+        k.tops = ((j, c, True),)
+        kind = g.kinds[j]
+        if kind == _VIEW:
+            self._view_rules(j)
+            self._add(g.srcs[j][0], self.child(c, j))
+            return
+        k.n_body = 1
+        if kind == _GATHER:
+            k.n_loads = 1
+            self._gather_source(j)
+        for s in (g.srcs[j][1:] if kind == _GATHER else g.srcs[j]):
+            self._add(s, c)
+
+    def _open_reduce(self, j: int, n: Node) -> None:
+        """A reduction or scan: output axes outside, reduced axes inside."""
+        src = self.g.srcs[j][0]
+        op = n.op
+        if op in SCAN:
+            axes, reduce = (n.arg,), Op.SUM if op is Op.CUMULATIVE_SUM else Op.PROD
+        else:
+            axes, reduce = tuple(n.arg[0]), op
+        kept = tuple(a for a in range(len(n.srcs[0].shape)) if a not in axes)
+        imap = kept + axes
+        store = imap if op in SCAN else _reduce_store_imap(n, kept)
+        k = self._kernel(j, 0, len(kept), len(axes), reduce, tuple((src, a) for a in imap), store)
+        k.scan = op in SCAN
+        c = self._base(k, imap)
+        k.tops = ((src, c, False),)
+        self._add(src, c)
+
+    def _open_matmul(self, j: int, n: Node) -> None:
+        """A contraction: body ``a * b`` summed over k, operands read from buffers."""
+        ia, ib = self.g.srcs[j]
+        for i in (ia, ib):
+            if not self._over_buffer(i):
+                self.g.root[i] = 1
+        r = len(n.srcs[0].shape)
+        batch = tuple(range(r - 2))
+        iter_axes = tuple((ia, a) for a in batch) + ((ia, r - 2), (ib, r - 1), (ia, r - 1))
+        k = self._kernel(j, 0, r, 1, Op.SUM, iter_axes, tuple(range(r)))
+        k.matmul = True
+        ca = self._base(k, batch + (r - 2, None, r - 1))
+        cb = self._base(k, batch + (None, r - 1, r - 2))
+        k.tops = ((ia, ca, False), (ib, cb, False))
+        k.n_body = 1  # the product
+        self._add(ia, ca)
+        self._add(ib, cb)
+
+    def _open_parts(self, j: int, n: Node) -> None:
+        """UPDATE (copy the array, then write the region) or CONCAT (one kernel per
+        part): each part writes its source through a view of the root's buffer."""
+        s = self.g.srcs[j]
+        update = n.op is Op.UPDATE
+        for part in range(2 if update else len(s)):
+            src = s[1] if update and part else s[part]
+            ident = tuple(range(len(self.g.nodes[src].shape)))
+            k = self._kernel(j, part, len(ident), 0, None, tuple((src, a) for a in ident), ident)
+            if part or not update:
+                k.store_chain = ((j, part),)
+            c = self._base(k, ident)
+            k.tops = ((src, c, False),)
+            self._add(src, c)
 
 
 class _BodyBuilder:
-    """Descends from a kernel root, fusing elementwise ops and pushing views to loads.
+    """Pass 3: the body of one planned kernel, a descent from its top(s) that
+    fuses elementwise ops and pushes views down to the loads.
 
     Instructions (tuples):
       ('load', dtype, load_no)             element of a buffer through an Access
@@ -182,200 +584,88 @@ class _BodyBuilder:
                                            positions; labels name the axes in errors
     """
 
-    def __init__(self, nodes, index, roots, root, seen_ctx, extra, part=0):
-        self.nodes, self.index, self.roots, self.root = nodes, index, roots, root
-        self.seen_ctx, self.extra, self.part = seen_ctx, extra, part
+    def __init__(self, g: _Graph, plan: _Planner, k: _KernelPlan) -> None:
+        self.g, self.plan, self.k = g, plan, k
         self.body: list = []
-        self.loads: list = []
-        self.memo: dict = {}
-        self.store_chain: tuple = ()
-        self.scan = self.matmul = False
+        self.loads: list = []   # (node, chain, imap, dyn) per load
+        self.memo: dict = {}    # context * n + node -> body id
+        self.value = -1
 
-    def build(self) -> None:
-        node = self.nodes[self.root]
-        n_shape = len(node.shape)
-        if node.op in SCAN:
-            src = node.srcs[0]
-            axis = node.arg
-            kept = tuple(a for a in range(len(src.shape)) if a != axis)
-            self.imap = kept + (axis,)
-            self.value = self._expr(self.index[id(src)], (), self.imap)
-            self.iter_axes = tuple((self.index[id(src)], a) for a in self.imap)
-            self.n_out, self.n_red = len(kept), 1
-            self.reduce = Op.SUM if node.op is Op.CUMULATIVE_SUM else Op.PROD
-            self.scan = True
-            self.store_imap = self.imap
-        elif node.op in REDUCE or node.op in ARG_REDUCE:
-            src = node.srcs[0]
-            axes, _keep = node.arg
-            kept = tuple(a for a in range(len(src.shape)) if a not in axes)
-            self.imap = kept + tuple(axes)
-            self.value = self._expr(self.index[id(src)], (), self.imap)
-            self.iter_axes = tuple((self.index[id(src)], a) for a in self.imap)
-            self.n_out, self.n_red, self.reduce = len(kept), len(axes), node.op
-            self.store_imap = _reduce_store_imap(node, kept)
-        elif node.op in CONTRACT:
-            self._build_matmul(node)
-        elif node.op is Op.UPDATE or node.op is Op.CONCAT:
-            self._build_part(node)
-        else:
-            ident = tuple(range(n_shape))
-            self.value = self._expr(self.root, (), ident, top=True)
-            self.iter_axes = tuple((self.root, a) for a in ident)
-            self.n_out, self.n_red, self.reduce = n_shape, 0, None
-            self.store_imap = ident
-
-    def _build_matmul(self, node: Node) -> None:
-        a, b = node.srcs
-        r = len(a.shape)
-        batch = tuple(range(r - 2))
-        ia, ib = self.index[id(a)], self.index[id(b)]
-        for i in (ia, ib):
-            if not _is_leafish(self.nodes[i]) and not self._view_over_buffer(i):
-                self.extra.add(i)
-        map_a = batch + (r - 2, None, r - 1)
-        map_b = batch + (None, r - 1, r - 2)
-        va = self._expr(ia, (), map_a)
-        vb = self._expr(ib, (), map_b)
-        self.value = self._emit(("op", Op.MULTIPLY, node.dtype, (va, vb), node.dtype))
-        self.iter_axes = tuple((ia, k) for k in batch) + ((ia, r - 2), (ib, r - 1), (ia, r - 1))
-        self.n_out, self.n_red, self.reduce = r, 1, Op.SUM
-        self.store_imap = tuple(range(r))
-        self.matmul = True
-
-    def _build_part(self, node: Node) -> None:
-        """One source of a multi-part root, written through a view of its buffer."""
-        if node.op is Op.UPDATE and self.part == 0:
-            src, self.store_chain = node.srcs[0], ()
-        else:
-            src = node.srcs[1] if node.op is Op.UPDATE else node.srcs[self.part]
-            self.store_chain = ((self.root, self.part),)
-        i = self.index[id(src)]
-        ident = tuple(range(len(src.shape)))
-        self.value = self._expr(i, (), ident)
-        self.iter_axes = tuple((i, a) for a in ident)
-        self.n_out, self.n_red, self.reduce = len(ident), 0, None
-        self.store_imap = ident
-
-    def _view_over_buffer(self, i: int) -> bool:
-        n = self.nodes[i]
-        while n.op in VIEW and not n.is_buffer and self.index[id(n)] not in self.roots:
-            n = n.srcs[0]
-        return _is_leafish(n) or self.index[id(n)] in self.roots
+    def build(self) -> "_BodyBuilder":
+        k = self.k
+        vals = [self._expr(i, c, top) for i, c, top in k.tops]
+        if k.matmul:
+            dt = self.g.nodes[k.root].dtype
+            vals[0] = self._emit(("op", Op.MULTIPLY, dt, tuple(vals), dt))
+        self.value = vals[0]
+        self.memo = None  # not kept while the other kernels are built
+        return self
 
     def _emit(self, ins: tuple) -> int:
         self.body.append(ins)
         return len(self.body) - 1
 
-    def _expr(self, i: int, path: tuple, imap: tuple, top: bool = False) -> int:
-        """Body id of node ``i`` seen through views ``path`` (root side first)."""
-        # Iterative post-order over (node, path): deep graphs must not recurse.
-        stack = [(i, path, top, False)]
+    def _expr(self, i: int, c: int, top: bool) -> int:
+        """Body id of node ``i`` in context ``c`` (``top``: ``i`` is the kernel's root)."""
+        # Iterative post-order: deep graphs must not recurse.  The sources are pushed in
+        # order, so the last one is lowered first.  ``memo`` is keyed by
+        # context * n + node: ints, which the garbage collector does not track.
+        g, plan = self.g, self.plan
+        nodes, kinds, root, srcs = g.nodes, g.kinds, g.root, g.srcs
+        children, n_all = plan.children, plan.n
+        memo, body, loads = self.memo, self.body, self.loads
+        stack = [(i, c, top, False)]
+        pop, push, emit = stack.pop, stack.append, body.append
         while stack:
-            j, p, is_top, ready = stack.pop()
-            key = (j, p, imap)
-            n = self.nodes[j]
-            if ready:
-                self.memo[key] = self._lower(j, n, p, imap, is_top)
+            j, d, is_top, ready = pop()
+            kind = kinds[j]
+            at = d * n_all
+            if not ready:
+                if at + j in memo:
+                    continue
+                if kind > _SCALAR and (is_top or not root[j]):  # it has sub-expressions
+                    push((j, d, is_top, True))
+                    if kind == _VIEW:
+                        s, e = srcs[j][0], children[at + j]
+                        if e * n_all + s not in memo:
+                            push((s, e, False, False))
+                    else:
+                        for s in (srcs[j] if kind == _EW else srcs[j][1:]):
+                            if at + s not in memo:
+                                push((s, d, False, False))
+                    continue
+            n = nodes[j]
+            if kind == _SCALAR:
+                emit(("scalar", n.dtype, j))
+            elif kind == _LEAF or (root[j] and not is_top):
+                loads.append((j, plan.chain(d), plan.c_imap[d], ()))
+                emit(("load", n.dtype, len(loads) - 1))
+            elif kind == _EW:
+                emit(("op", n.op, n.dtype, tuple([memo[at + s] for s in srcs[j]]), n.srcs[0].dtype))
+            elif kind == _VIEW:  # the value of its source seen through it
+                memo[at + j] = memo[children[at + j] * n_all + srcs[j][0]]
                 continue
-            if key in self.memo:
-                continue
-            deps = self._deps(j, n, p, imap, is_top)
-            stack.append((j, p, is_top, True))
-            stack.extend((dj, dp, False, False) for dj, dp in deps
-                         if (dj, dp, imap) not in self.memo)
-        return self.memo[(i, path, imap)]
+            elif kind == _GATHER:
+                self._lower_gather(j, n, d)
+            else:
+                raise AssertionError(f"unexpected {n.op} inside a kernel")  # roots cover the rest
+            memo[at + j] = len(body) - 1
+        return memo[c * n_all + i]
 
-    def _deps(self, j, n, p, imap, is_top):
-        """Sub-expressions node ``j`` needs, or [] when it lowers to a leaf."""
-        if n.op is Op.SCALAR or n.is_buffer or (j in self.roots and not is_top):
-            return []
-        if n.op in VIEW:
-            src = self.index[id(n.srcs[0])]
-            if self._must_materialize_view_src(n):
-                self.extra.add(src)
-            return [(src, p + (j,))]
-        if n.op is Op.GATHER:
-            if p:  # views above a gather would need index arithmetic on its output
-                self.extra.add(j)
-                return []
-            if self._gather_source(n) is None:
-                return []  # its source is being materialised: this pass is redone
-            return [(self.index[id(s)], p) for s in n.srcs[1:]]
-        if n.op in ELEMENTWISE:
-            ctx = (self.root, self.part, p, imap)
-            prev = self.seen_ctx.setdefault(j, ctx)
-            if prev != ctx and not is_top:
-                self.extra.add(j)
-            return [(self.index[id(s)], p) for s in n.srcs]
-        raise AssertionError(f"unexpected {n.op} inside a kernel")  # roots cover the rest
-
-    def _gather_source(self, n: Node):
-        """(buffer index, view chain) that gather ``n`` reads, or None when its
-        source is a computed array, which is then marked for materialisation."""
-        chain, x = [], n.srcs[0]
-        while not _is_leafish(x) and self.index[id(x)] not in self.roots:
-            if x.op not in VIEW:
-                self.extra.add(self.index[id(x)])
-                return None
-            if self._must_materialize_view_src(x):  # e.g. a reshape of a strided view
-                self.extra.add(self.index[id(x.srcs[0])])
-                return None
-            chain.append(self.index[id(x)])
-            x = x.srcs[0]
-        return self.index[id(x)], tuple(reversed(chain))
-
-    def _must_materialize_view_src(self, v: Node) -> bool:
-        src = v.srcs[0]
-        if _is_leafish(src) or self.index[id(src)] in self.roots:
-            return False
-        if v.op is Op.RESHAPE:
-            n = src
-            while n.op in _CONTIG_VIEWS and not n.is_buffer and self.index[id(n)] not in self.roots:
-                n = n.srcs[0]
-            return not (_is_leafish(n) or self.index[id(n)] in self.roots)
-        if v.op is Op.BROADCAST_TO:
-            return self._costly_below(src)
-        return False
-
-    def _costly_below(self, n: Node) -> bool:
-        stack, seen = [n], set()
-        while stack:
-            m = stack.pop()
-            if id(m) in seen or _is_leafish(m) or self.index[id(m)] in self.roots:
-                continue
-            seen.add(id(m))
-            if m.op in COSTLY:
-                return True
-            stack.extend(m.srcs)
-        return False
-
-    def _lower(self, j, n, p, imap, is_top):
-        if n.op is Op.SCALAR:
-            return self._emit(("scalar", n.dtype, j))
-        if n.is_buffer or (j in self.roots and not is_top) or j in self.extra:
-            # (a node just marked for materialisation loads too: this pass is redone)
-            self.loads.append((j, tuple(reversed(p)), imap, ()))
-            return self._emit(("load", n.dtype, len(self.loads) - 1))
-        if n.op is Op.GATHER:
-            return self._lower_gather(n, p, imap)
-        if n.op in VIEW:
-            return self.memo[(self.index[id(n.srcs[0])], p + (j,), imap)]
-        srcs = tuple(self.memo[(self.index[id(s)], p, imap)] for s in n.srcs)
-        return self._emit(("op", n.op, n.dtype, srcs, n.srcs[0].dtype))
-
-
-    def _lower_gather(self, n: Node, p: tuple, imap: tuple) -> int:
-        src = self._gather_source(n)
-        if src is None:  # placeholder value: the pass is redone with the source materialised
-            return self._emit(("scalar", n.dtype, self.index[id(n)]))
-        buf, chain = src
+    def _lower_gather(self, j: int, n: Node, c: int) -> int:
+        g = self.g
+        chain, x = [], g.srcs[j][0]
+        while g.kinds[x] > _SCALAR and not g.root[x]:  # views, by pass 2
+            chain.append(x)
+            x = g.srcs[x][0]
+        chain.reverse()
         gathered, other_map, labels = n.arg
         others = [b for b in range(len(n.srcs[0].shape)) if b not in gathered]
         out_to_x = {o: b for b, o in zip(others, other_map)}
-        ximap = tuple(out_to_x.get(t) for t in imap)
-        self.loads.append((buf, chain, ximap, tuple(gathered)))
-        idx = tuple(self.memo[(self.index[id(s)], p, imap)] for s in n.srcs[1:])
+        ximap = tuple(out_to_x.get(t) for t in self.plan.c_imap[c])
+        self.loads.append((x, tuple(chain), ximap, tuple(gathered)))
+        at = c * self.plan.n
+        idx = tuple([self.memo[at + s] for s in g.srcs[j][1:]])
         return self._emit(("gather", n.dtype, len(self.loads) - 1, idx, labels))
 
 
@@ -386,16 +676,16 @@ def _reduce_store_imap(node: Node, kept: tuple) -> tuple:
     return kept  # with keepdims the kept axes keep their positions
 
 
-def _assemble(nodes, index, outputs, roots, builders) -> Schedule:
+def _assemble(g: _Graph, outputs: list, builders: dict) -> Schedule:
     """Number buffers and scalars, lay out the meta array, order kernels into stages."""
-    order = sorted(roots)
+    nodes, root = g.nodes, g.root
+    order = sorted(builders)
     parts = [b for r in order for b in builders[r]]
     buffers: list[int] = []
     slot: dict[int, int] = {}
-    leaves = [ld[0] for b in parts for ld in b.loads if ld[0] not in roots]
-    leaves += [index[id(s)] for r in order if nodes[r].op is Op.EXTERNAL
-               for s in nodes[r].srcs if index[id(s)] not in roots]
-    leaves += [o for o in outputs if o not in roots]
+    leaves = [ld[0] for b in parts for ld in b.loads if not root[ld[0]]]
+    leaves += [s for r in order if nodes[r].op is Op.EXTERNAL for s in g.srcs[r] if not root[s]]
+    leaves += [o for o in outputs if not root[o]]
     for j in leaves:
         if j not in slot:
             slot[j] = len(buffers)
@@ -409,7 +699,7 @@ def _assemble(nodes, index, outputs, roots, builders) -> Schedule:
     kernels, stages, base = [], [], 0
     for r in order:
         if nodes[r].op is Op.EXTERNAL:
-            ins = tuple(slot[index[id(s)]] for s in nodes[r].srcs)
+            ins = tuple(slot[s] for s in g.srcs[r])
             stages.append(("external", ExternalStep(nodes[r].arg, ins, slot[r])))
             continue
         for b in builders[r]:
@@ -421,15 +711,18 @@ def _assemble(nodes, index, outputs, roots, builders) -> Schedule:
             base += k.meta_size
     dtypes = [nodes[j].dtype for j in buffers]
     return Schedule(kernels, stages, buffers, dtypes, n_inputs, scalars,
-                    [slot[o] for o in outputs], base, frozenset(roots))
+                    [slot[o] for o in outputs], base, frozenset(order))
 
 
 def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: int) -> Kernel:
-    body = tuple(("scalar", ins[1], sslot[ins[2]]) if ins[0] == "scalar" else ins for ins in b.body)
-    loads = tuple(Access(slot[j], c, m, d) for (j, c, m, d) in b.loads)
-    store = Access(slot[b.root], b.store_chain, b.store_imap)
-    return Kernel(b.n_out, b.n_red, b.reduce, body, loads, b.value, store, dtype, b.iter_axes,
-                  base, b.scan, b.matmul)
+    k = b.k
+    body = b.body
+    if sslot:  # scalars by slot, not by node
+        body = [("scalar", ins[1], sslot[ins[2]]) if ins[0] == "scalar" else ins for ins in body]
+    loads = tuple([Access(slot[j], c, m, d) for (j, c, m, d) in b.loads])
+    store = Access(slot[k.root], k.store_chain, k.store_imap)
+    return Kernel(k.n_out, k.n_red, k.reduce, tuple(body), loads, b.value, store, dtype,
+                  k.iter_axes, base, k.scan, k.matmul)
 
 
 GEMM_DTYPES = ("float32", "float64")  # the dtypes with a GEMM routine (backend/matmul.py)

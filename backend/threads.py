@@ -41,6 +41,8 @@ NATIVE_MIN = {"math": 1 << 11, "light": 1 << 13, "reduce": 1 << 13, "matmul": 1 
 # thread and 180 us on two; with sin, 1,000,000 took 1.1 ms and 0.74 ms.
 PYTHON_MIN = {"math": 1 << 17, "light": 1 << 18, "reduce": 1 << 20, "matmul": 1 << 22,
               "partial": {"math": 1 << 17, "other": 1 << 20}}
+# The fewest iterations any kernel splits from (see _chunks in runtime.py).
+LEAST = min(min(t[k] for k in ("math", "light", "reduce", "matmul")) for t in (NATIVE_MIN, PYTHON_MIN))
 # Chunk starts are multiples of this: each element then takes the same path (vector body or
 # scalar tail, whose libm results may differ in the last bit) as in a single-thread run.
 ALIGN = 64

@@ -22,12 +22,13 @@ if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = "benchmarks"  # noqa: A001
 
-from . import _overhead, _process, _steady  # noqa: E402
+from . import _overhead, _process, _steady, _tiers  # noqa: E402
 from ._cases import Case, Workload  # noqa: E402
 from ._env import Libs, header, load_libs  # noqa: E402
 from ._timing import Memory, Timing, measure  # noqa: E402
 
-WORKLOADS: list[Workload] = _steady.WORKLOADS + _overhead.WORKLOADS + _process.WORKLOADS
+WORKLOADS: list[Workload] = (_steady.WORKLOADS + _overhead.WORKLOADS + _process.WORKLOADS
+                             + _tiers.WORKLOADS)
 
 
 @dataclass
