@@ -82,10 +82,10 @@ class Code:
     kernel_at: list               # word offset of each kernel
     later: list                   # (word position, primitive key) still 0
     keep: list = field(default_factory=list)  # what installed kernels need alive
+    address: int = 0              # of ``words``
 
-    @property
-    def address(self) -> int:
-        return self.words.__array_interface__["data"][0]
+    def __post_init__(self) -> None:
+        self.address = self.words.__array_interface__["data"][0]
 
     def install(self, kernel: int, address: int, keep) -> None:
         """Run compiled code at ``address`` for kernel ``kernel`` from now on."""
@@ -150,7 +150,7 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     h[K_MODE], h[K_R], h[K_NOUT], h[K_META], h[K_VMETA] = mode, r, k.n_out, k.meta_base, vm_meta
     h[K_NREGS], h[K_VALUE], h[K_VSIZE] = n_regs, regs[k.value], vsize
     h[K_SSLOT], h[K_SSIZE] = k.store.buf, ssize
-    h[K_PUT], h[K_COPYS] = resolve(("put", str(ssize))), resolve(("copy", str(vsize)))
+    h[K_PUT], h[K_COPYS] = resolve(_PUT[ssize]), resolve(_COPY[vsize])
     # meta positions: sizes, then per load (offset, strides, dyn pairs), then the store
     pos = k.meta_base + r
     load_meta = []
@@ -166,7 +166,7 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     load_dt = {ins[2]: ins[1] for ins in k.body if ins[0] in ("load", "gather")}
     for j, a in enumerate(k.loads):
         size = load_dt[j].np.itemsize
-        words.extend((a.buf, size, load_meta[j], len(a.dyn), resolve(("copy", str(size)))))
+        words.extend((a.buf, size, load_meta[j], len(a.dyn), resolve(_COPY[size])))
     words[base + K_NLOADS], words[base + K_LOADS] = len(k.loads), h_loads - base
     # instructions, then the gather tables they point to
     words[base + K_NINS], words[base + K_INS] = len(k.body), len(words) - base
@@ -211,22 +211,32 @@ def _reduction(h: list, base: int, later: list, k: Kernel, mode: int, vdt: Scala
             later.append((base + K_GEMM, key))
 
 
-_NO_OPERANDS = (NONE, NONE, NONE)
+_EW_KEYS: dict = {}  # (op, dtype, source dtype) -> its building block's key
+
+
+def _ew(op: Op, dt: ScalarType, sdt: ScalarType) -> tuple:
+    key = _EW_KEYS.get((op, dt, sdt))
+    if key is None:
+        key = _EW_KEYS[(op, dt, sdt)] = ew_key(op, dt, sdt)
+    return key
 
 
 def _instruction(ins: tuple, regs: list, t: int, k: Kernel, resolve, gathers: list) -> tuple:
     """The words of instruction ``t`` (a gather's index table is appended later)."""
     kind = ins[0]
     if kind == "op":
-        srcs = ins[3]
-        a = [regs[s] for s in srcs] + [NONE] * (3 - len(srcs))
-        return (OP, regs[t], resolve(("ew", ins[1].value, ins[2].name, ins[4].name)),
-                a[0], a[1], a[2], 0, 0)
+        srcs, d = ins[3], regs[t]
+        fn = resolve(_ew(ins[1], ins[2], ins[4]))
+        if len(srcs) == 2:
+            return (OP, d, fn, regs[srcs[0]], regs[srcs[1]], NONE, 0, 0)
+        if len(srcs) == 1:
+            return (OP, d, fn, regs[srcs[0]], NONE, NONE, 0, 0)
+        return (OP, d, fn, regs[srcs[0]], regs[srcs[1]], regs[srcs[2]], 0, 0)
     if kind == "load":
         return (LOAD, regs[t], 0, ins[2], NONE, NONE, 0, 0)
     if kind == "scalar":
         size = ins[1].np.itemsize
-        return (SCALAR, regs[t], resolve(("copy", str(size))), ins[2], size, NONE, 0, 0)
+        return (SCALAR, regs[t], resolve(_COPY[size]), ins[2], size, NONE, 0, 0)
     _, dt, j, idx, labels = ins
     entries = []
     for src, label in zip(idx, labels):
@@ -234,6 +244,10 @@ def _instruction(ins: tuple, regs: list, t: int, k: Kernel, resolve, gathers: li
     gathers.append((t, entries))
     return (GATHER, regs[t], resolve(("gather", str(dt.np.itemsize))), j, len(idx), 0,
             resolve(("iota",)), 0)
+
+
+_COPY = {n: ("copy", str(n)) for n in (1, 2, 4, 8, 16)}
+_PUT = {n: ("put", str(n)) for n in (1, 2, 4, 8, 16)}
 
 
 def _registers(k: Kernel) -> tuple:

@@ -169,9 +169,10 @@ def snapshot_of(nodes: list, values: list, key: tuple) -> list:
     """The snapshot (``ir.snapshot``) of a ``keyed_walk``: nodes it found computed are
     copied, the others shared.  ``key`` is its structural key (sources by position)."""
     copies: list = []
+    at = copies.__getitem__
     for n, v, part in zip(nodes, values, key):
-        if v is None and n.srcs:
-            n = Node(n.op, n.dtype, n.shape, tuple(map(copies.__getitem__, part[4])), n.arg)
+        if v is None and n.srcs:  # (a copy needs no signature: nothing records on it)
+            n = Node(n.op, n.dtype, n.shape, tuple(map(at, part[4])), n.arg, None, None)
         copies.append(n)
     return copies
 

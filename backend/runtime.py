@@ -9,6 +9,7 @@ from __future__ import annotations
 import array
 import ctypes
 import functools
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +40,10 @@ class Bound:
 
 
 def node_shapes(nodes: list, env: dict) -> list:
-    """Concrete shape of every node given the sizes of the named dims."""
+    """Concrete shape of every node given the sizes of the named dims (without named
+    dims, every shape is concrete already)."""
+    if not env:
+        return [n.shape for n in nodes]
     return [tuple(d if type(d) is int else evaluate_dim(d, env) for d in n.shape) for n in nodes]
 
 
@@ -209,6 +213,8 @@ def _coalesce(sizes, accs, store, n_out):
     strides over reduced axes are 0, so it never blocks a merge there); the
     kernel's rank is fixed, so merged axes become leading size-1 axes.
     """
+    if n_out <= 1 and len(sizes) - n_out <= 1:  # one axis a group: nothing to merge
+        return sizes, accs, store
     all_st = [a[1] for a in accs] + [store[1]]
     new_sizes, new_st = [], [[] for _ in all_st]
     for lo, hi in ((0, n_out), (n_out, len(sizes))):
@@ -242,9 +248,22 @@ def pack_values(scalars: list) -> bytes:
     """The scalar slots holding ``scalars`` ((value, dtype) pairs), in order."""
     buf = bytearray(SCALAR_SLOT * max(len(scalars), 1))
     for s, (v, d) in enumerate(scalars):
-        raw = np.asarray(v, dtype=d.np).tobytes()
+        fmt = _FORMATS.get(d.name)
+        if fmt is not None and type(v) in (int, float, bool):
+            try:
+                struct.pack_into(fmt, buf, SCALAR_SLOT * s, v)
+                continue
+            except (OverflowError, struct.error):  # e.g. 1e300 as float32: numpy gives inf
+                pass
+        raw = np.asarray(v, dtype=d.np).tobytes()  # complex, numpy scalars, uint64, ...
         buf[SCALAR_SLOT * s:SCALAR_SLOT * s + len(raw)] = raw
     return bytes(buf)
+
+
+# struct formats of the dtypes whose Python values pack directly (the front end checked
+# integer ranges while recording; a float for float32 rounds as numpy's conversion does)
+_FORMATS = {"float64": "<d", "float32": "<f", "int64": "<q", "int32": "<i", "int16": "<h",
+            "int8": "<b", "uint32": "<I", "uint16": "<H", "uint8": "<B", "bool": "<?"}
 
 
 _ERR = ctypes.c_int64 * 4  # error record: code, value, bound, axis

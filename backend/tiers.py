@@ -39,10 +39,13 @@ TIERS = ("auto", "interpret", "compile")
 
 def policy() -> str:
     """The tier policy from ``LAZYARRAY_TIER`` (see the module docstring)."""
-    raw = os.environ.get("LAZYARRAY_TIER", "auto").strip().lower() or "auto"
-    if raw not in TIERS:
+    raw = os.environ.get("LAZYARRAY_TIER")
+    if raw is None:
+        return "auto"
+    mode = raw.strip().lower() or "auto"
+    if mode not in TIERS:
         raise ValueError(f"LAZYARRAY_TIER must be one of {', '.join(TIERS)}, got {raw!r}")
-    return raw
+    return mode
 
 
 @dataclass
@@ -85,9 +88,11 @@ class ProgramCode:
             library.gemm_address(key[1], wait=False, on_ready=_patcher(code, pos))
         with _lock:
             _LIVE.add(self)
-        weakref.finalize(self, _retire, code)
         if policy() == "compile":
             self.compile(wait=True)
+
+    def __del__(self) -> None:
+        _retire(self.code)
 
     def ran(self) -> None:
         """Called on a run through Python (a runner's first runs): a program that runs
