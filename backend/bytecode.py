@@ -23,10 +23,9 @@ after the compiled kernels' meta (``vm_meta``).
 """
 from __future__ import annotations
 
+import array
 import hashlib
 from dataclasses import dataclass, field, replace
-
-import numpy as np
 
 from .ir import ARG_REDUCE, BINARY, TERNARY, UNARY, Op, ScalarType
 from .schedule import Access, Kernel, Schedule, gemm_operands
@@ -77,7 +76,7 @@ class Code:
     (a GEMM routine: 0 means the interpreter's generic loops), as (position, key).
     """
 
-    words: np.ndarray
+    words: array.array            # int64 (an array.array: reading its address is cheap)
     schedule: Schedule
     kernel_at: list               # word offset of each kernel
     later: list                   # (word position, primitive key) still 0
@@ -85,7 +84,7 @@ class Code:
     address: int = 0              # of ``words``
 
     def __post_init__(self) -> None:
-        self.address = self.words.__array_interface__["data"][0]
+        self.address = self.words.buffer_info()[0]
 
     def install(self, kernel: int, address: int, keep) -> None:
         """Run compiled code at ``address`` for kernel ``kernel`` from now on."""
@@ -98,10 +97,9 @@ class Code:
     def runs(self) -> tuple:
         """(interpreted, compiled) runs of this code's kernels so far (the sequencer
         counts them)."""
-        at = np.asarray(self.kernel_at, dtype=np.int64)
-        if not len(at):
-            return 0, 0
-        return int(self.words[at + K_RUNS].sum()), int(self.words[at + K_CRUNS].sum())
+        w = self.words
+        return (sum(w[a + K_RUNS] for a in self.kernel_at),
+                sum(w[a + K_CRUNS] for a in self.kernel_at))
 
 
 def meta_size(sched: Schedule) -> int:
@@ -121,7 +119,7 @@ def build(sched: Schedule, resolve) -> Code:
         words[1 + i] = len(words)
         at.append(len(words))
         _kernel(words, later, k, sched.meta_size + 2 * i, resolve)
-    return Code(np.array(words, dtype=np.int64), sched, at, later)
+    return Code(array.array("q", words), sched, at, later)
 
 
 def _mode(k: Kernel) -> int:

@@ -10,6 +10,8 @@ are shared at a finer grain still, by each kernel's own structure.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -131,6 +133,11 @@ def _visit(node, depth: int, index: dict, nodes: list, values: list, parts: list
 
 def _walk_iterative(roots: list) -> tuple:
     """``keyed_walk`` with an explicit stack, for graphs of any depth."""
+    with gc_paused():
+        return _walk_stack(roots)
+
+
+def _walk_stack(roots: list) -> tuple:
     index: dict = {}  # node (hashed by identity, in C) -> position; -1 while sources pending
     at = index.__getitem__
     nodes, values, parts, binding, placeholders = [], [], [], [], []
@@ -163,6 +170,33 @@ def _walk_iterative(roots: list) -> tuple:
             values.append(None)
             parts.append(_op_part(node, tuple(map(at, node.srcs)), binding))
     return (nodes, values, (tuple(parts), tuple(binding)), tuple(map(at, roots)), placeholders)
+
+
+_gc_lock = threading.Lock()
+_gc_holders = 0          # threads inside gc_paused
+_gc_was_enabled = False  # the collector's state when the first of them came in
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The cyclic garbage collector held off while a graph is walked and planned: that
+    work allocates an object or more per node, nearly all freed by reference counting,
+    and every collection it triggers would traverse the whole graph again (planning a
+    100,000-op chain took twice as long).  Nested and concurrent uses are counted; the
+    collector's state is restored when the last one leaves."""
+    global _gc_holders, _gc_was_enabled
+    with _gc_lock:
+        if _gc_holders == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_holders += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 def snapshot_of(nodes: list, values: list, key: tuple) -> list:
@@ -260,12 +294,13 @@ class ProgramCache:
             if r is not None:
                 self.hits += 1
                 return r
-        if callable(nodes):
-            nodes = nodes()
-        exe = self.executable(nodes, outputs, keys[0])
-        bound = runtime.bind(exe.schedule, nodes, env)
-        r = runtime.Runner(exe.program, exe.schedule, bound,
-                           runtime.pack_scalars(exe.schedule, nodes))
+        with gc_paused():
+            if callable(nodes):
+                nodes = nodes()
+            exe = self.executable(nodes, outputs, keys[0])
+            bound = runtime.bind(exe.schedule, nodes, env)
+            r = runtime.Runner(exe.program, exe.schedule, bound,
+                               runtime.pack_scalars(exe.schedule, nodes))
         with self.lock:
             self.runners.put(rkey, r)
         return r

@@ -4,6 +4,7 @@ import gc
 import time
 
 import numpy as np
+import pytest
 
 import lazyarray as xp
 from lazyarray.backend.cache import keyed_walk, snapshot_of
@@ -165,3 +166,13 @@ def test_chain_of_gathers_in_linear_time():
     assert len(_scheduled(b).kernels) == 30
     np.testing.assert_array_equal(np.asarray(b), want)
     _assert_linear(_graph(_gathers(300)[0]), _graph(_gathers(3000)[0]), reps=(7, 5))
+
+
+def test_a_100000_op_chain_evaluates():
+    """The issue's case as written: 100,000 recorded multiplications, evaluated (a chain
+    of 1,000,000 runs in tests/long_chains.py, outside the default run)."""
+    x = np.linspace(0.5, 1.5, 1000)
+    e = xp.asarray(x)
+    for _ in range(100_000):
+        e = e * 1.0000001
+    assert float(xp.sum(e)) == pytest.approx(float(np.sum(x * 1.0000001 ** 100_000)), rel=1e-9)
