@@ -15,7 +15,8 @@ and scalar slots a compiled version of the kernel takes.  ``K_FN`` is 0 until
 a compiled kernel is installed there (``Code.install``); from then on the
 sequencer calls it instead of interpreting the kernel.
 
-Registers hold ``BLOCK`` elements in memory form; a load whose stride
+Registers hold ``REG_BYTES`` bytes of elements in memory form (512 doubles: the
+kernel's ``K_BLOCK`` says how many of its widest dtype); a load whose stride
 along the block's axis is one element reads the buffer where it lies.  The
 binding chooses each kernel's block axis (``choose_axis``) and writes it, and
 whether the block runs along a reduced axis, into two meta words per kernel
@@ -30,14 +31,13 @@ from dataclasses import dataclass, field, replace
 from .ir import ARG_REDUCE, BINARY, TERNARY, UNARY, Op, ScalarType
 from .schedule import Access, Kernel, Schedule, gemm_operands
 
-BLOCK = 256             # elements per block register
-REG_BYTES = 16 * BLOCK  # a block of the widest dtype (complex128)
+REG_BYTES = 4096        # bytes per block register: 512 doubles, 256 complex128
 
 # kernel header words
 (K_FN, K_MODE, K_R, K_NOUT, K_META, K_VMETA, K_NLOADS, K_LOADS, K_NINS, K_INS, K_NREGS,
  K_VALUE, K_SSLOT, K_SSIZE, K_SMETA, K_PUT, K_INIT, K_ACC, K_HRED, K_MEAN, K_ARGX, K_ARGS,
  K_SCANX, K_SCANS, K_GEMM, K_GEMM_X, K_GEMM_Y, K_VSIZE, K_NSLOTS, K_SLOTS, K_NSCAL, K_SCALS,
- K_COPYS, K_RUNS, K_CRUNS, K_FOLD, HEADER) = range(37)
+ K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, HEADER) = range(38)
 # modes
 ELEMENTWISE, REDUCE, ARG, SCAN = range(4)
 # a load: buffer slot, element size, meta position of its offset (strides follow, then
@@ -148,6 +148,10 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     h[K_MODE], h[K_R], h[K_NOUT], h[K_META], h[K_VMETA] = mode, r, k.n_out, k.meta_base, vm_meta
     h[K_NREGS], h[K_VALUE], h[K_VSIZE] = n_regs, regs[k.value], vsize
     h[K_SSLOT], h[K_SSIZE] = k.store.buf, ssize
+    # elements a block holds: a register's bytes over the widest element (int64 at least:
+    # index blocks of gathers and arg-reductions hold as many int64)
+    widest = max([8, ssize] + [_ins_dtype(ins).np.itemsize for ins in k.body])
+    h[K_BLOCK] = REG_BYTES // widest
     h[K_PUT], h[K_COPYS] = resolve(_PUT[ssize]), resolve(_COPY[vsize])
     # meta positions: sizes, then per load (offset, strides, dyn pairs), then the store
     pos = k.meta_base + r

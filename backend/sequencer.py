@@ -7,8 +7,8 @@ native thread pool and the front door call it as they call compiled code.
 address, the first kernel to run and how many.  For each kernel it either
 calls the compiled kernel installed in its header, or interprets it: an
 odometer walks the iteration axes other than the block axis, and at each
-point the kernel's instructions run on blocks of up to ``bytecode.BLOCK``
-elements along the block axis, each a call of a building block.  So
+point the kernel's instructions run on blocks of up to ``bytecode.REG_BYTES``
+bytes (512 doubles) along the block axis, each a call of a building block.  So
 intermediates stay in blocks that fit in the L1 cache, as in numexpr's
 virtual machine, and no code is generated for the program at hand.
 
@@ -23,7 +23,7 @@ from llvmlite import ir
 
 from . import abi
 from . import bytecode as bc
-from .bytecode import BLOCK, REG_BYTES
+from .bytecode import REG_BYTES
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
@@ -32,7 +32,10 @@ SYMBOL = "lazyarray_run"
 
 # the interpreter's per-kernel state, one int64 word each (pointers as integers)
 (C_K, C_ITEMS, C_META, C_SCAL, C_ERR, C_REGS, C_SCRATCH, C_GOFFS, C_OFFS, C_IDX, C_V, C_NV,
- C_R, C_NLOADS, C_LOADS, C_SIZES, C_WORK, C_WORDS) = range(18)
+ C_R, C_NLOADS, C_LOADS, C_SIZES, C_WORK, C_LT, C_SBASE, C_SSTV, C_BLOCK, C_WORDS) = range(22)
+# a load as decoded once per run (the table C_LT points to): base address, element size,
+# stride along the block axis (elements), strided-copy building block
+LT_WORDS = 4
 
 
 def _c(v: int) -> ir.Constant:
@@ -312,8 +315,9 @@ class _Sequencer:
         b = f.b
         n, b0, direct = f.fn.args[1:]
         K = f.to_ptr(f.word(ctx, C_K))
-        regs, scratch, meta, offs, goffs, err = (
-            f.to_ptr(f.word(ctx, c)) for c in (C_REGS, C_SCRATCH, C_META, C_OFFS, C_GOFFS, C_ERR))
+        regs, scratch, meta, offs, goffs, err, lt = (
+            f.to_ptr(f.word(ctx, c)) for c in (C_REGS, C_SCRATCH, C_META, C_OFFS, C_GOFFS, C_ERR,
+                                              C_LT))
         nins = f.word(K, bc.K_NINS)
         ins0 = f.word(K, bc.K_INS)
         value = f.word(K, bc.K_VALUE)
@@ -340,16 +344,14 @@ class _Sequencer:
             # a load: the buffer itself when contiguous along the block, else a copy
             b.position_at_end(sw_load)
             l = f.word(e, bc.I_A)
-            le = self._load_entry(f, ctx, l)
-            size = f.word(le, bc.L_SIZE)
-            s = b.call(self.stv, [ctx, f.word(le, bc.L_META)])
-            base = b.call(self.data, [ctx, f.word(le, bc.L_SLOT)])
-            p = f.at(base, b.mul(b.add(f.word(offs, l), b.mul(b0, s)), size))
+            d4 = b.gep(lt, [b.mul(l, _c(LT_WORDS))], source_etype=I64)
+            size, s = f.word(d4, 1), f.word(d4, 2)
+            p = f.at(f.ptr(d4, 0), b.mul(b.add(f.word(offs, l), b.mul(b0, s)), size))
             with b.if_else(b.icmp_signed("==", s, _c(1))) as (there, copy):
                 with there:
                     b.store(p, reg_d)
                 with copy:
-                    self._call(f, f.word(le, bc.L_COPY), [sd, p, b.mul(s, size), n],
+                    self._call(f, f.word(d4, 3), [sd, p, b.mul(s, size), n],
                                [PTR, PTR, I64, I64])
                     b.store(sd, reg_d)
             b.branch(nxt)
@@ -373,8 +375,8 @@ class _Sequencer:
             l = f.word(e, bc.I_A)
             le = self._load_entry(f, ctx, l)
             mpos = f.word(le, bc.L_META)
-            s = b.call(self.stv, [ctx, mpos])
-            base = b.call(self.data, [ctx, f.word(le, bc.L_SLOT)])
+            d4 = b.gep(lt, [b.mul(l, _c(LT_WORDS))], source_etype=I64)
+            s, base = f.word(d4, 2), f.ptr(d4, 0)
             self._call(f, f.word(e, bc.I_X), [goffs, b.add(f.word(offs, l), b.mul(b0, s)), s, n],
                        [PTR, I64, I64, I64])
             g0 = f.word(e, bc.I_C)
@@ -401,8 +403,7 @@ class _Sequencer:
         K = f.to_ptr(f.word(ctx, C_K))
         offs = f.to_ptr(f.word(ctx, C_OFFS))
         size = f.word(K, bc.K_SSIZE)
-        s = b.call(self.stv, [ctx, f.word(K, bc.K_SMETA)])
-        base = b.call(self.data, [ctx, f.word(K, bc.K_SSLOT)])
+        s, base = f.word(ctx, C_SSTV), f.to_ptr(f.word(ctx, C_SBASE))
         q = f.at(base, b.mul(b.add(f.word(offs, f.word(ctx, C_NLOADS)), b.mul(b0, s)), size))
         with f.if_(b.icmp_unsigned("!=", q, src)):
             self._call(f, f.word(K, bc.K_PUT), [q, b.mul(s, size), src, n], [PTR, I64, PTR, I64])
@@ -415,14 +416,13 @@ class _Sequencer:
         b = f.b
         K = f.to_ptr(f.word(ctx, C_K))
         offs = f.to_ptr(f.word(ctx, C_OFFS))
-        s = b.call(self.stv, [ctx, f.word(K, bc.K_SMETA)])
-        base = b.call(self.data, [ctx, f.word(K, bc.K_SSLOT)])
+        s, base = f.word(ctx, C_SSTV), f.to_ptr(f.word(ctx, C_SBASE))
         off = b.add(f.word(offs, f.word(ctx, C_NLOADS)), b.mul(b0, s))
         return f.at(base, b.mul(off, f.word(K, bc.K_SSIZE))), s
 
     def _blocks(self, f, ctx):
-        """``for b0 in range(0, nv, BLOCK)`` yielding (b0, n)."""
-        return _Blocks(f, f.word(ctx, C_NV))
+        """``for b0 in range(0, nv, block)`` yielding (b0, n)."""
+        return _Blocks(f, f.word(ctx, C_NV), f.word(ctx, C_BLOCK))
 
     def _elementwise(self):
         f, ctx = self._ctx_fn("run_elementwise", VOID)
@@ -476,7 +476,8 @@ class _Sequencer:
                             sequential = b.icmp_unsigned("!=", fold, _c(0))
                             with f.do_while() as outer:
                                 res = f.at(acc, _c(REG_BYTES))
-                                self._call(f, f.word(K, bc.K_INIT), [acc, _c(BLOCK)], [PTR, I64])
+                                block = f.word(ctx, C_BLOCK)
+                                self._call(f, f.word(K, bc.K_INIT), [acc, block], [PTR, I64])
                                 self._call(f, f.word(K, bc.K_INIT), [res, _c(1)], [PTR, I64])
                                 with f.if_(b.not_(inner_empty)):
                                     with f.do_while() as inner:
@@ -493,8 +494,8 @@ class _Sequencer:
                                         inner.again(b.call(self.advance, [ctx, nout, r]))
                                 nv = f.word(ctx, C_NV)
                                 lanes_n = b.select(inner_empty, _c(0),
-                                                   b.select(b.icmp_signed("<", nv, _c(BLOCK)),
-                                                            nv, _c(BLOCK)))
+                                                   b.select(b.icmp_signed("<", nv, block),
+                                                            nv, block))
                                 with f.if_(b.not_(sequential)):
                                     self._call(f, f.word(K, bc.K_HRED), [res, acc, lanes_n],
                                                [PTR, PTR, I64])
@@ -579,7 +580,7 @@ class _Sequencer:
         idx = f.to_ptr(f.word(ctx, C_IDX))
         acc = f.to_ptr(f.word(ctx, C_WORK))
         at = f.at(acc, _c(REG_BYTES))          # the index block after the value block
-        state = f.at(acc, _c(REG_BYTES + 8 * BLOCK))
+        state = f.at(acc, _c(2 * REG_BYTES))  # the index block (up to REG_BYTES) before it
         value = f.word(K, bc.K_VALUE)
         along = f.word(meta, b.add(f.word(K, bc.K_VMETA), _c(1)))
         with f.if_(b.not_(b.call(self.empty, [ctx, _c(0), nout]))):
@@ -714,9 +715,10 @@ class _Sequencer:
         scratch.align = 64
         work = b.alloca(ir.ArrayType(I8, 2 * REG_BYTES + 64))
         work.align = 64
-        goffs = b.alloca(I64, _c(BLOCK))
+        goffs = b.alloca(I64, _c(REG_BYTES // 8))
         offs = b.alloca(I64, b.add(nl, _c(1)))
         idx = b.alloca(I64, b.add(r, _c(1)))
+        lt = b.alloca(I64, b.add(b.mul(nl, _c(LT_WORDS)), _c(1)))
         sizes = b.gep(meta, [f.word(K, bc.K_META)], source_etype=I64)
         vmeta = f.word(K, bc.K_VMETA)
         v = f.word(meta, vmeta)
@@ -725,10 +727,13 @@ class _Sequencer:
             b.store(f.word(sizes, v), nv)
         loads = b.gep(K, [f.word(K, bc.K_LOADS)], source_etype=I64)
         for c, val in ((C_REGS, regs), (C_SCRATCH, scratch), (C_GOFFS, goffs), (C_OFFS, offs),
-                       (C_IDX, idx), (C_LOADS, loads), (C_SIZES, sizes), (C_WORK, work)):
+                       (C_IDX, idx), (C_LOADS, loads), (C_SIZES, sizes), (C_WORK, work),
+                       (C_LT, lt)):
             f.set_word(ctx, c, f.to_int(val))
-        for c, val in ((C_V, v), (C_NV, f.get(nv)), (C_R, r), (C_NLOADS, nl)):
+        for c, val in ((C_V, v), (C_NV, f.get(nv)), (C_R, r), (C_NLOADS, nl),
+                       (C_BLOCK, f.word(K, bc.K_BLOCK))):
             f.set_word(ctx, c, val)
+        self._decode(f, ctx, K, meta, lt, nl)
         self._fill_scalars(f, ctx, K, scratch)
         mode = f.word(K, bc.K_MODE)
         done = f.fn.append_basic_block("mode.done")
@@ -741,8 +746,22 @@ class _Sequencer:
             b.branch(done)
         b.position_at_end(done)
 
+    def _decode(self, f, ctx, K, meta, lt, nl):
+        """What every block of this run reads the same: each load's base address, element
+        size, stride along the block axis and copy building block, and the store's."""
+        b = f.b
+        with f.for_(_c(0), nl) as l:
+            le = self._load_entry(f, ctx, l)
+            d4 = b.gep(lt, [b.mul(l, _c(LT_WORDS))], source_etype=I64)
+            f.set_word(d4, 0, f.to_int(b.call(self.data, [ctx, f.word(le, bc.L_SLOT)])))
+            f.set_word(d4, 1, f.word(le, bc.L_SIZE))
+            f.set_word(d4, 2, b.call(self.stv, [ctx, f.word(le, bc.L_META)]))
+            f.set_word(d4, 3, f.word(le, bc.L_COPY))
+        f.set_word(ctx, C_SBASE, f.to_int(b.call(self.data, [ctx, f.word(K, bc.K_SSLOT)])))
+        f.set_word(ctx, C_SSTV, b.call(self.stv, [ctx, f.word(K, bc.K_SMETA)]))
+
     def _fill_scalars(self, f, ctx, K, scratch):
-        """Each scalar's register holds BLOCK copies of its value for the whole run."""
+        """Each scalar's register holds a block of copies of its value for the whole run."""
         b = f.b
         scal = f.to_ptr(f.word(ctx, C_SCAL))
         ins0 = f.word(K, bc.K_INS)
@@ -751,7 +770,7 @@ class _Sequencer:
             with f.if_(b.icmp_signed("==", f.word(e, bc.I_KIND), _c(bc.SCALAR))):
                 sd = f.at(scratch, b.mul(f.word(e, bc.I_DEST), _c(REG_BYTES)))
                 src = f.at(scal, b.mul(f.word(e, bc.I_A), _c(16)))
-                self._call(f, f.word(e, bc.I_FN), [sd, src, _c(0), _c(BLOCK)],
+                self._call(f, f.word(e, bc.I_FN), [sd, src, _c(0), f.word(ctx, C_BLOCK)],
                            [PTR, PTR, I64, I64])
 
     def _entry(self):
@@ -768,17 +787,17 @@ class _Sequencer:
 
 
 class _Blocks:
-    """``for b0 in range(0, nv, BLOCK)``, yielding (b0, elements in this block)."""
+    """``for b0 in range(0, nv, block)``, yielding (b0, elements in this block)."""
 
-    def __init__(self, f: _F, nv) -> None:
-        self.f, self.nv = f, nv
+    def __init__(self, f: _F, nv, block) -> None:
+        self.f, self.nv, self.block = f, nv, block
 
     def __enter__(self):
         f, b = self.f, self.f.b
-        self.loop = _Loop(f, _c(0), self.nv, BLOCK)
+        self.loop = _Loop(f, _c(0), self.nv, self.block)
         b0 = self.loop.__enter__()
         rest = b.sub(self.nv, b0)
-        n = b.select(b.icmp_signed("<", rest, _c(BLOCK)), rest, _c(BLOCK))
+        n = b.select(b.icmp_signed("<", rest, self.block), rest, self.block)
         return b0, n
 
     def __exit__(self, *exc):
