@@ -25,7 +25,6 @@ after the compiled kernels' meta (``vm_meta``).
 from __future__ import annotations
 
 import array
-import hashlib
 from dataclasses import dataclass, field, replace
 
 from .ir import ARG_REDUCE, BINARY, TERNARY, UNARY, Op, ScalarType
@@ -300,6 +299,7 @@ def kernel_abi(k: Kernel) -> Kernel:
 
 def kernel_name(k: Kernel) -> str:
     """The unit name (and symbol) of kernel ``k`` (in the ABI of ``kernel_abi``)."""
+    import hashlib
     return "lzk_" + hashlib.sha1(repr(k.signature()).encode()).hexdigest()[:24]
 
 
@@ -369,8 +369,19 @@ _EW_TABLE = {
 _REAL = {"complex64": "float32", "complex128": "float64"}
 
 
-def full_set() -> list:
-    """Every primitive the interpreter may call for programs the front end records."""
+def full_set() -> tuple:
+    """Every primitive the interpreter may call for programs the front end records
+    (computed once)."""
+    global _FULL_SET
+    if _FULL_SET is None:
+        _FULL_SET = tuple(_full_set())
+    return _FULL_SET
+
+
+_FULL_SET = None
+
+
+def _full_set() -> list:
     keys = []
     for op, (kinds, rule) in _EW_TABLE.items():
         for s in _names(kinds):

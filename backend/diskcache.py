@@ -6,7 +6,7 @@ Location: ``$LAZYARRAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/lazyarray``, else
 keyed by a unit's name (backend/native.py) and a fingerprint of all that
 changes the generated code (``native.fingerprint``: the backend's sources,
 llvmlite's version, the CPU, the C library).  A file is
-a magic tag, the SHA-256 of the object code and the object code; it is written
+a magic tag, the CRC-32 of the object code and the object code; it is written
 to a temporary file and renamed into place, so readers never see half a file,
 and a truncated, corrupt or foreign file is ignored (and replaced).
 Writes happen on a background thread (a first call does not wait for the
@@ -14,16 +14,26 @@ disk); the process waits for pending writes when it exits.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Optional
 
 from . import threads
 
-MAGIC = b"LZYOBJ1\n"
+MAGIC = b"LZYOBJ2\n"  # then the CRC-32 of the object code (4 bytes), then the object code
+
+try:  # BLAKE2 without hashlib: importing hashlib loads OpenSSL (3 ms at a first evaluation)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - CPython always has it
+    from hashlib import blake2b as _blake2b
+
+
+def digest(data: bytes) -> str:
+    """A 128-bit hex digest (BLAKE2b) of ``data``: names files and fingerprints."""
+    return _blake2b(data, digest_size=16).hexdigest()
 
 
 class DiskCache:
@@ -34,8 +44,8 @@ class DiskCache:
         self.fingerprint = fingerprint
 
     def _path(self, key: str) -> Path:
-        digest = hashlib.sha256((self.fingerprint + key).encode()).hexdigest()
-        return self.directory / digest[:2] / (digest[2:] + ".o")
+        name = digest((self.fingerprint + key).encode())
+        return self.directory / name[:2] / (name[2:] + ".o")
 
     def load(self, key: str) -> Optional[bytes]:
         """The object code stored for ``key``, or None if absent or invalid (anything but
@@ -54,11 +64,11 @@ class DiskCache:
             return None
         finally:
             os.close(fd)
-        head = len(MAGIC) + 32
+        head = len(MAGIC) + 4
         if len(data) < head or not data.startswith(MAGIC):
             return None
         obj = data[head:]
-        if hashlib.sha256(obj).digest() != data[len(MAGIC):head]:
+        if zlib.crc32(obj).to_bytes(4, "little") != data[len(MAGIC):head]:
             return None
         return obj
 
@@ -74,7 +84,7 @@ class DiskCache:
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(MAGIC + hashlib.sha256(obj).digest() + obj)
+                    f.write(MAGIC + zlib.crc32(obj).to_bytes(4, "little") + obj)
                 os.replace(tmp, path)
             except BaseException:
                 os.unlink(tmp)

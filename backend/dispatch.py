@@ -21,10 +21,7 @@ checked in backend/abi.py; where they do not hold, ``front_door`` returns None.
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import re
 import threading
-from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
@@ -47,6 +44,8 @@ class _MethodDef(ctypes.Structure):
 
 def _array_empty() -> Optional[int]:
     """Address of numpy's ``PyArray_Empty``, from its C-API table (index from the header)."""
+    import re
+    from pathlib import Path
     header = Path(np.get_include()) / "numpy" / "__multiarray_api.h"
     try:
         m = re.search(r"#define PyArray_Empty \\\s*\(\*\(PyObject \* \(\*\)\(int, npy_intp const \*, "
@@ -88,6 +87,7 @@ class _Trampolines:
                 return md
             if len(self.defs) >= MAX_SIGNATURES:
                 return None
+        import hashlib
         name = "lazyarray_door_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
         unit = native.Unit(name, ("dispatch", "door_ir", (name, sig)), (name,))
 

@@ -19,7 +19,6 @@ one is loaded, contractions run on the interpreter's generic loops.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from typing import Callable, Optional
@@ -46,11 +45,17 @@ def sequencer_unit() -> native.Unit:
 
 
 def bundle_unit() -> native.Unit:
-    """Every primitive of the full set and the sequencer, in one optimised unit."""
-    keys = full_set()
-    digest = hashlib.sha1(repr(keys).encode()).hexdigest()[:16]
-    return native.Unit(f"lazyarray_blocks_{digest}", ("blocks", "bundle_ir", ()),
-                       tuple(symbol(k) for k in keys) + (RUN,))
+    """Every primitive of the full set and the sequencer, in one optimised unit (the
+    fingerprint of the disk cache covers what it holds)."""
+    global _BUNDLE
+    if _BUNDLE is None:
+        keys = full_set()
+        _BUNDLE = native.Unit("lazyarray_blocks", ("blocks", "bundle_ir", ()),
+                              tuple(symbol(k) for k in keys) + (RUN,))
+    return _BUNDLE
+
+
+_BUNDLE: Optional[native.Unit] = None
 
 
 def gemm_unit(dtype: str) -> native.Unit:

@@ -26,10 +26,8 @@ need).
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
-import platform
 import queue
 import sys
 import threading
@@ -389,17 +387,14 @@ def fingerprint() -> str:
     global _fingerprint
     if _fingerprint is None:
         import llvmlite  # the package's version only: llvmlite.binding is not imported
-        h = hashlib.sha256()
+        from .diskcache import digest
         here = Path(__file__).parent
-        for name in _SOURCES:
-            h.update((here / name).read_bytes())
-        parts = (llvmlite.__version__, sys.platform, platform.machine(), _cpu(),
+        data = [(here / name).read_bytes() for name in _SOURCES]
+        parts = (llvmlite.__version__, sys.platform, os.uname().machine, _cpu(),
                  os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else "",
                  os.environ.get("LAZYARRAY_PREFER_256", ""))
-        for p in parts:
-            h.update(str(p).encode())
-            h.update(b"\0")
-        _fingerprint = h.hexdigest()
+        data += [str(p).encode() for p in parts]
+        _fingerprint = digest(b"\0".join(data))
     return _fingerprint
 
 
@@ -409,6 +404,7 @@ def _cpu() -> str:
         with open("/proc/cpuinfo", "rb") as f:
             text = f.read(65536).decode(errors="replace")
     except OSError:
+        import platform
         return platform.processor()
     keep = []
     for line in text.splitlines():

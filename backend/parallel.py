@@ -26,7 +26,6 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
-import platform
 import re
 import sys
 import threading
@@ -51,7 +50,7 @@ def supported() -> bool:
     return _SUPPORTED
 
 
-_SUPPORTED = sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")
+_SUPPORTED = sys.platform.startswith("linux") and os.uname().machine == "x86_64"
 
 
 _IR = """

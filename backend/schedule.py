@@ -22,7 +22,6 @@ instruction a block register on the stack.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -118,6 +117,7 @@ class Schedule:
         """The program's entry symbol: a digest of ``signature``, computed once."""
         name = self.__dict__.get("_name")
         if name is None:
+            import hashlib
             digest = hashlib.sha1(repr(self.signature()).encode()).hexdigest()[:20]
             name = self.__dict__["_name"] = "lazyarray_" + digest
         return name

@@ -19,7 +19,6 @@ import atexit
 import os
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 # Iterations per chunk, by how much a kernel does per iteration: below these a second
@@ -95,6 +94,7 @@ def run(calls: list) -> list:
     if len(calls) == 1:
         return [calls[0]()]
     if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor  # rarely needed: imported then
         with _pool_lock:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max(1, num_threads() - 1),

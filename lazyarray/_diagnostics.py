@@ -21,7 +21,6 @@ included).
 """
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
@@ -33,7 +32,17 @@ from .backend import native, tiers
 from .backend.cache import PROGRAMS
 from .backend.ir import ARG_REDUCE, REDUCE, SCAN, Op
 
-logger = logging.getLogger("lazyarray")
+
+
+def _logger():
+    """The ``"lazyarray"`` logger if anyone may be listening, else None.  The logging
+    package is not imported for nothing (3 ms of lazyarray's import): nobody can have
+    configured the logger without importing it, and ``LAZYARRAY_LOG`` imports it."""
+    logging = sys.modules.get("logging")
+    if logging is None:
+        return None
+    log = logging.getLogger("lazyarray")
+    return log if log.isEnabledFor(logging.INFO) else None
 
 HISTORY = 64  # compiled keys kept for comparison (each holds one entry per graph node)
 _TOPICS = ("compile",)
@@ -165,16 +174,31 @@ def _nodes(indices: tuple) -> str:
 
 # --------------------------------------------------------------------------- the listener
 
+class _Name:
+    """A schedule's name, made (a digest of its signature) only when shown."""
+
+    __slots__ = ("sched",)
+
+    def __init__(self, sched) -> None:
+        self.sched = sched
+
+    def __str__(self) -> str:
+        return self.sched.name
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
 def _on_program(sched, key: Optional[tuple]) -> None:
     """Called by the backend for every new program structure: it runs on the interpreter
     at once (backend/tiers.py)."""
     if key is None:
         return
-    name = sched.name
+    name = _Name(sched)
     with _lock:
         earlier = list(_history)
         _history.append((name, key))
-    if not logger.isEnabledFor(logging.INFO):
+    logger = _logger()
+    if logger is None:
         return
     try:
         logger.info("new program %s (%d nodes) runs on the interpreter; cache miss: %s",
@@ -185,13 +209,15 @@ def _on_program(sched, key: Optional[tuple]) -> None:
 
 def _on_tier(event: str, name: str, detail: str) -> None:
     """Called by backend/tiers.py when a program's kernels are compiled or installed."""
-    if logger.isEnabledFor(logging.INFO):
+    logger = _logger()
+    if logger is not None:
         logger.info("%s %s", name, detail)
 
 
 def _on_unit(event: str, name: str, seconds: Optional[float]) -> None:
     """Called by backend/native.py for every unit compiled or loaded from disk."""
-    if not logger.isEnabledFor(logging.INFO):
+    logger = _logger()
+    if logger is None:
         return
     if event == "disk":
         logger.info("loaded %s from the disk cache", name)
@@ -211,6 +237,8 @@ def _configure_from_environment() -> None:
         warnings.warn(f"LAZYARRAY_LOG: unknown topic(s) {', '.join(map(repr, unknown))}; "
                       f"known: {', '.join(_TOPICS)}", RuntimeWarning, stacklevel=2)
     if "compile" in topics:
+        import logging
+        logger = logging.getLogger("lazyarray")
         if not any(getattr(h, "_lazyarray_env", False) for h in logger.handlers):
             handler = logging.StreamHandler(sys.stderr)
             handler.setFormatter(logging.Formatter("lazyarray: %(message)s"))
