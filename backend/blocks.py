@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from . import abi
 from . import codegen as cg
 from .bytecode import prim_symbol as symbol
 from .ir import SCALAR_TYPES, UNARY, Op, ScalarType
@@ -84,23 +83,11 @@ def _elem_ptr(b, base, i, dt: ScalarType):
 
 def _load(b, base, i, dt: ScalarType):
     """Element ``i`` of a memory-form block, as a register value."""
-    p = _elem_ptr(b, base, i, dt)
-    if dt.kind == "c":
-        return cg._load_complex(b, p, dt)
-    v = b.load(p, typ=cg.mem_type(dt))
-    return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v
+    return cg.load_value(b, _elem_ptr(b, base, i, dt), dt)
 
 
 def _store(b, base, i, dt: ScalarType, v) -> None:
-    p = _elem_ptr(b, base, i, dt)
-    if dt.kind == "b":
-        v = b.zext(v, I8)
-    if dt.kind == "c":
-        for k, part in enumerate(cg._split(b, v)):
-            b.store(part, b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, k)],
-                                source_etype=cg.mem_type(dt)))
-        return
-    b.store(v, p)
+    cg.store_value(b, _elem_ptr(b, base, i, dt), dt, v)
 
 
 def _loop(b, n, body, init=()) -> list:
@@ -343,25 +330,13 @@ def _emit_iota(mb, key) -> None:
 def _emit_index(mb, key) -> None:
     """Add ``stride * position`` for each index; an index out of range records
     (ERR_INDEX, index, size, label) in the error record and reads position 0, as
-    compiled gathers do (codegen.KernelBuilder._checked_index)."""
+    compiled gathers do (``codegen.checked_index``)."""
     dt = _dtype(key[1])
     fn, b = _function(mb, key, [PTR, PTR, I64, I64, I64, PTR, I64])
     offs, idx, stride, size, label, err, n = fn.args
 
     def body(bb, i, _):
-        v = _load(bb, idx, i, dt)
-        if dt.kind == "b":
-            v = bb.zext(v, I64)
-        elif v.type.width < 64:
-            v = bb.sext(v, I64) if dt.kind == "i" else bb.zext(v, I64)
-        if dt.kind == "i":
-            v = bb.select(bb.icmp_signed("<", v, ir.Constant(I64, 0)), bb.add(v, size), v)
-        bad = bb.icmp_unsigned(">=", v, size)
-        with bb.if_then(bad, likely=False):
-            orig = bb.select(bb.icmp_signed("<", v, ir.Constant(I64, 0)), bb.sub(v, size), v)
-            for k, val in enumerate((ir.Constant(I64, abi.ERR_INDEX), orig, size, label)):
-                bb.store(val, bb.gep(err, [ir.Constant(I64, k)], source_etype=I64))
-        pos = bb.select(bad, ir.Constant(I64, 0), v)
+        pos = cg.checked_index(bb, _load(bb, idx, i, dt), dt, size, label, err)
         p = bb.gep(offs, [i], source_etype=I64)
         bb.store(bb.add(bb.load(p, typ=I64), bb.mul(pos, stride)), p)
         return []

@@ -204,7 +204,7 @@ class KernelBuilder:
     def _load_out(self, b, off):
         dt = self.k.out_dtype
         p = b.gep(self._buf(self.k.store.buf), [off], source_etype=mem_type(dt))
-        return self._load_value(b, p, dt)
+        return load_value(b, p, dt)
 
     def _reduce(self, b, offs, soff):
         k = self.k
@@ -258,15 +258,8 @@ class KernelBuilder:
 
     def _store(self, b, off, v):
         dt = self.k.out_dtype
-        if dt.kind == "b":
-            v = b.zext(v, I8)
-        p = b.gep(self._buf(self.k.store.buf), [off], source_etype=mem_type(dt))
-        if dt.kind == "c":  # part by part: plain float stores the vectoriser can interleave
-            for i, part in enumerate(_split(b, v)):
-                b.store(part, b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, i)],
-                                    source_etype=mem_type(dt)))
-            return
-        b.store(v, p)
+        store_value(b, b.gep(self._buf(self.k.store.buf), [off], source_etype=mem_type(dt)),
+                    dt, v)
 
     def _body(self, b, offs) -> ir.Value:
         """Evaluate the body at one point; returns the kernel's value."""
@@ -296,36 +289,54 @@ class KernelBuilder:
                     pos = self._checked_index(b, vals[i], _ins_dtype(self.k.body[i]), size, label)
                     off = b.add(off, b.mul(pos, stride))
                 p = b.gep(self._buf(self.k.loads[j].buf), [off], source_etype=mem_type(dt))
-                vals.append(self._load_value(b, p, dt))
+                vals.append(load_value(b, p, dt))
             else:
                 _, op, dt, srcs, sdt = ins
                 vals.append(lower_op(self.mb, b, op, dt, sdt, [vals[s] for s in srcs]))
         return vals[self.k.value]
 
-    def _load_value(self, b, p, dt):
-        if dt.kind == "c":
-            return _load_complex(b, p, dt)
-        v = b.load(p, typ=mem_type(dt))
-        return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v
-
     def _checked_index(self, b, v, dt, size, label: int):
-        """``v`` as a position in ``[0, size)``: negative values count from the end; out
-        of range records (ERR_INDEX, index, size, axis label) in the error record and reads
-        position 0."""
-        if dt.kind == "b":
-            v = b.zext(v, I64)
-        elif v.type.width < 64:
-            v = b.sext(v, I64) if dt.kind == "i" else b.zext(v, I64)
-        if dt.kind == "i":
-            v = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.add(v, size), v)
-        bad = b.icmp_unsigned(">=", v, size)  # also catches still-negative values
-        with b.if_then(bad, likely=False):
-            err = self.fn.args[len(self.slots) + 2]
-            orig = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.sub(v, size), v)
-            for i, val in enumerate((ir.Constant(I64, abi.ERR_INDEX), orig, size,
-                                     ir.Constant(I64, label))):
-                b.store(val, b.gep(err, [ir.Constant(I64, i)], source_etype=I64))
-        return b.select(bad, ir.Constant(I64, 0), v)
+        return checked_index(b, v, dt, size, ir.Constant(I64, label),
+                             self.fn.args[len(self.slots) + 2])
+
+
+def load_value(b: ir.IRBuilder, p: ir.Value, dt: ScalarType) -> ir.Value:
+    """The element of ``dt`` at ``p`` in memory form (bool a byte, complex interleaved) as
+    a register value (bool an i1, complex a {re, im} struct)."""
+    if dt.kind == "c":
+        return _load_complex(b, p, dt)
+    v = b.load(p, typ=mem_type(dt))
+    return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v
+
+
+def store_value(b: ir.IRBuilder, p: ir.Value, dt: ScalarType, v: ir.Value) -> None:
+    """Store register value ``v`` of ``dt`` at ``p`` in memory form."""
+    if dt.kind == "b":
+        v = b.zext(v, I8)
+    if dt.kind == "c":  # part by part: plain float stores the vectoriser can interleave
+        for i, part in enumerate(_split(b, v)):
+            b.store(part, b.gep(p, [ir.Constant(I32, 0), ir.Constant(I32, i)],
+                                source_etype=mem_type(dt)))
+        return
+    b.store(v, p)
+
+
+def checked_index(b: ir.IRBuilder, v, dt: ScalarType, size, label, err) -> ir.Value:
+    """``v`` (an index of ``dt``) as a position in ``[0, size)``: negative values count
+    from the end; out of range records (ERR_INDEX, index, size, axis label) in the error
+    record ``err`` and reads position 0."""
+    if dt.kind == "b":
+        v = b.zext(v, I64)
+    elif v.type.width < 64:
+        v = b.sext(v, I64) if dt.kind == "i" else b.zext(v, I64)
+    if dt.kind == "i":
+        v = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.add(v, size), v)
+    bad = b.icmp_unsigned(">=", v, size)  # also catches still-negative values
+    with b.if_then(bad, likely=False):
+        orig = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.sub(v, size), v)
+        for i, val in enumerate((ir.Constant(I64, abi.ERR_INDEX), orig, size, label)):
+            b.store(val, b.gep(err, [ir.Constant(I64, i)], source_etype=I64))
+    return b.select(bad, ir.Constant(I64, 0), v)
 
 
 def _load_complex(b: ir.IRBuilder, p: ir.Value, dt: ScalarType) -> ir.Value:

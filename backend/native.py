@@ -37,8 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from . import threads
-
 URGENT, LATER = 0, 1
 _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
             "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py",

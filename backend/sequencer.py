@@ -522,7 +522,6 @@ class _Sequencer:
         return f.fn
 
     def _put_one(self, f, ctx, src):
-        b = f.b
         K = f.to_ptr(f.word(ctx, C_K))
         q, _ = self._out_ptr(f, ctx, _c(0))
         self._call(f, f.word(K, bc.K_PUT), [q, f.word(K, bc.K_SSIZE), src, _c(1)],
