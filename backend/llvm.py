@@ -75,7 +75,7 @@ class Codegen:
 
     def _load_libmvec(self) -> dict:
         """libm name -> [(libmvec symbol, lanes)] for the variants this CPU can run."""
-        path = ctypes.util.find_library("mvec")
+        path = _libmvec_path()
         feats = {f[1:] for f in self.features.split(",") if f.startswith("+")}
         isas = [(isa, lanes) for feat, isa, lanes in (("avx2", "d", 4), ("avx512f", "e", 8))
                 if feat in feats]
@@ -205,6 +205,16 @@ class Codegen:
     def asm(self, optimized_ir: str) -> str:
         mod = llvm.parse_assembly(optimized_ir)
         return self.tm.emit_assembly(mod)
+
+
+def _libmvec_path():
+    """glibc's vector math library: its soname, which the dynamic loader finds at once
+    (``ctypes.util.find_library`` runs ldconfig: tens of milliseconds), else a search."""
+    try:
+        ctypes.CDLL("libmvec.so.1")
+        return "libmvec.so.1"
+    except OSError:
+        return ctypes.util.find_library("mvec")
 
 
 def _inline_early(mod, ir_text: str) -> None:
