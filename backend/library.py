@@ -105,27 +105,48 @@ def _full() -> frozenset:
     return _FULL
 
 
-def _bundle() -> None:
+def _bundle(queue: bool = True) -> None:
     """Take the bundle's addresses if it is loaded or on disk; else queue its compile
-    (once per process)."""
+    (once per process; ``queue=False``: only look on disk).  Another thread that asks
+    meanwhile waits for the disk."""
     global _bundle_state
     if _bundle_state is not None:
         return
     with _lock:
         if _bundle_state is not None:
             return
-        _bundle_state = False
-    unit = bundle_unit()
+        unit = bundle_unit()
 
-    def take(addresses) -> None:
-        global _bundle_state
-        _addr.update(zip(full_set(), addresses))
-        _addr["run"] = addresses[-1]
-        _bundle_state = True
-    prebuild = os.environ.get("LAZYARRAY_PREBUILD", "1").lower() not in ("0", "false", "no", "off")
-    if native.get(unit, wait=False, priority=native.LATER, on_ready=take,
-                  queue=prebuild) is not None:
-        take(native.STORE.find(unit.name).addresses)
+        def take(addresses) -> None:
+            global _bundle_state
+            _addr.update(zip(full_set(), addresses))
+            _addr["run"] = addresses[-1]
+            _bundle_state = True
+        queue = queue and _switch("LAZYARRAY_PREBUILD")
+        got = native.get(unit, wait=False, priority=native.LATER, on_ready=take, queue=queue)
+        if got is not None:
+            take(got)
+        elif queue:
+            _bundle_state = False
+
+
+def _switch(name: str) -> bool:
+    return os.environ.get(name, "1").lower() not in ("0", "false", "no", "off")
+
+
+def preload() -> None:
+    """Map the building blocks from the disk cache on a background thread, now (called
+    when lazyarray is imported): the first evaluation then finds them loaded.  Nothing
+    is compiled here, and LLVM is not loaded; ``LAZYARRAY_PRELOAD=0`` turns it off."""
+    if _switch("LAZYARRAY_PRELOAD") and _bundle_state is None:
+        threading.Thread(target=_preload, name="lazyarray-preload", daemon=True).start()
+
+
+def _preload() -> None:
+    try:
+        _bundle(queue=False)  # a machine without the bundle compiles it when it is needed
+    except Exception:  # noqa: BLE001 - the first evaluation tries again and reports
+        pass
 
 
 def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) -> int:

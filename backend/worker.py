@@ -44,8 +44,10 @@ class Worker:
     """One child process; ``compile`` is used by one thread at a time."""
 
     def __init__(self) -> None:
-        # The child resolves imports the way this process does.
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        # The child resolves imports the way this process does; it compiles what it is
+        # sent and nothing else: no worker of its own, no preloading of building blocks.
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+                   LAZYARRAY_COMPILE_WORKER="0", LAZYARRAY_PRELOAD="0")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from lazyarray.backend.worker import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
@@ -201,6 +203,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 def serve() -> None:
     """The child's loop: compile each request until stdin closes."""
+    os.environ["LAZYARRAY_COMPILE_WORKER"] = "0"  # never a worker of its own
     from .llvm import Codegen
     gen = Codegen()
     gen.own_options()

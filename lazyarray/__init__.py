@@ -146,3 +146,7 @@ __all__ = [
     "compile_cache_info", "evaluate", "jit", "placeholder", "trace", "to_dot", "render",
 ]
 __all__ += ["fft", "linalg"]
+
+from .backend import library as _library  # noqa: E402
+
+_library.preload()  # building blocks from the disk cache, on a background thread

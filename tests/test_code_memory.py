@@ -122,3 +122,36 @@ def test_call_heavy_modules_get_no_epilogue_and_others_llvm_defaults():
     assert "vec.epilog" not in tuned_heavy  # (LLVM's defaults add one where VF x IC >= 16)
     assert "_ZGV" in tuned_heavy  # still vectorised through libmvec
     assert tuned_single == default_single and tuned_cheap == default_cheap
+
+
+def _children(pid: int) -> list:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in os.listdir("/proc"):
+        if stat.isdigit():
+            try:
+                with open(f"/proc/{stat}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(stat))
+    return out
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc")
+def test_the_compile_worker_starts_no_process_of_its_own(tmp_path, monkeypatch):
+    """A worker compiles what it is sent, and nothing else: importing lazyarray there
+    must not preload, queue compiles or start a worker (which would start another...)."""
+    monkeypatch.setenv("LAZYARRAY_CACHE_DIR", str(tmp_path))  # an empty cache: no bundle
+    w = _ready_worker()
+    try:
+        x = xp.placeholder(("n",), xp.float64)
+        prog = xp.compile(xp.sum(xp.cos(x) * 1.5), inputs=[x])
+        unit = tiers.kernel_unit(tiers.kernel_abis(prog._schedule)[0])
+        obj, _ = w.compile(unit.builder, False)
+        assert obj
+        time.sleep(0.5)  # time to start one, were it to
+        assert _children(w.proc.pid) == []
+    finally:
+        w.close()
