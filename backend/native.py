@@ -38,6 +38,9 @@ from pathlib import Path
 from typing import Callable, Optional
 
 URGENT, LATER = 0, 1
+# Background compiles start once no new program has been made for this long: a burst of
+# new programs (a test suite, a first fit) does not share the GIL and the cores with them.
+QUIET = 0.05
 _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
             "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py",
             "kernels.py")
@@ -106,6 +109,8 @@ class Store:
         self._seq = itertools.count()
         self._thread: Optional[threading.Thread] = None
         self._stopping = False
+        self._last_busy = 0.0   # time.monotonic() of the last new program (see busy)
+        self._flushing = 0      # threads in flush(): background work need not wait
 
     # -- looking up
     def get(self, unit: Unit, wait: bool = True, priority: int = URGENT,
@@ -227,6 +232,18 @@ class Store:
             self._thread.start()
             atexit.register(self.stop)
 
+    def busy(self) -> None:
+        """Note that the program is making new programs: background work waits until it
+        has not for ``QUIET`` seconds."""
+        self._last_busy = time.monotonic()
+
+    def _wait_for_quiet(self) -> None:
+        while not self._stopping and not self._flushing:
+            wait = QUIET - (time.monotonic() - self._last_busy)
+            if wait <= 0:
+                return
+            time.sleep(wait)
+
     def _serve(self) -> None:
         while True:
             _, _, unit = self._queue.get()
@@ -234,6 +251,7 @@ class Store:
                 return
             if unit.name not in self.pending:  # done already (queued twice, or compiled)
                 continue
+            self._wait_for_quiet()
             try:
                 handle = self._background(unit)
             except Exception:  # noqa: BLE001 - the caller keeps the interpreter tier
@@ -285,12 +303,16 @@ class Store:
     def flush(self, timeout: float = 600.0) -> None:
         """Wait until nothing is queued or compiling in the background."""
         end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            with self.lock:
-                busy = bool(self.pending) or bool(self.inflight)
-            if not busy:
-                return
-            time.sleep(0.002)
+        self._flushing += 1
+        try:
+            while time.monotonic() < end:
+                with self.lock:
+                    busy = bool(self.pending) or bool(self.inflight)
+                if not busy:
+                    return
+                time.sleep(0.002)
+        finally:
+            self._flushing -= 1
 
     def stop(self) -> None:
         """At exit: drop what is queued, wait for the compile under way."""

@@ -77,6 +77,7 @@ class ProgramCode:
     """A schedule's program code, linked to the building blocks, and its tier state."""
 
     def __init__(self, sched: Schedule) -> None:
+        native.STORE.busy()  # background compiles wait for a quiet moment
         self.schedule = sched
         self.code = code = bytecode.build(sched, library.resolve)
         self.run_addr = library.run_address()
