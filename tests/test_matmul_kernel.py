@@ -231,8 +231,11 @@ def test_other_bodies_keep_the_generic_loop():
 _NO_MEMORY = textwrap.dedent("""
     import ctypes, os, resource
     import numpy as np
-    # glibc: a fixed M_MMAP_THRESHOLD maps every big block afresh (no reuse of freed heap)
+    # glibc: a fixed M_MMAP_THRESHOLD maps every big block afresh (no reuse of freed heap),
+    # and one arena (M_ARENA_MAX): a failed block is not taken from a thread's arena,
+    # whose reserve VmSize already counts (the preload thread's leaves megabytes free)
     ctypes.CDLL(None).mallopt(-3, 128 << 10)
+    ctypes.CDLL(None).mallopt(-8, 1)
     os.environ["LAZYARRAY_NUM_THREADS"] = "1"
     import lazyarray as xp
     n = 600
@@ -244,7 +247,8 @@ _NO_MEMORY = textwrap.dedent("""
     from lazyarray.backend import native
     native.flush()  # no background work maps memory once the limit is measured
     vm = [int(x.split()[1]) * 1024 for x in open("/proc/self/status") if x.startswith("VmSize")][0]
-    limit = vm + n * n * 8 + (512 << 10)  # room for the output, not for the packing scratch
+    # room for the output and the C-order copy of b, not for the packing scratch (1.4 MB)
+    limit = vm + 2 * n * n * 8 + (512 << 10)
     resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
     try:
         p(a, b)
