@@ -9,10 +9,12 @@ The case notes count the new programs and the compiles a caller waited for.
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,13 @@ import lazyarray as xp
 from ._cases import Case, Workload, mismatch
 
 _ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+def _scratch_cache(prefix: str) -> str:
+    """A disk cache folder for child processes, removed when the harness exits."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 def _digits(i: int, base: int, count: int) -> list:
@@ -190,8 +199,11 @@ def cold_cases(libs) -> list:
             cache = tempfile.mkdtemp(prefix="lazyarray-bench-cold-")
             env = dict(os.environ, LAZYARRAY_CACHE_DIR=cache)
             env.pop("PYTHONDONTWRITEBYTECODE", None)
-            out = subprocess.run([sys.executable, "-c", _COLD_CHILD, _ROOT], env=env,
-                                 capture_output=True, text=True, check=True).stdout
+            try:
+                out = subprocess.run([sys.executable, "-c", _COLD_CHILD, _ROOT], env=env,
+                                     capture_output=True, text=True, check=True).stdout
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
             waits, n_waits, seconds = json.loads(out.strip().splitlines()[-1])
             worst = max(waits, key=lambda w: w[1] - w[2])
             state["notes"].append(f"worst {worst[0]} {1e3 * (worst[1] - worst[2]):.0f} ms "
@@ -239,7 +251,7 @@ def new_process_cases(libs) -> list:
     """The time from ``import lazyarray`` (numpy's import included) to the result of a new
     program in a new process whose building blocks are in the disk cache, beside numpy's
     import and the same kind of expression."""
-    cache = tempfile.mkdtemp(prefix="lazyarray-bench-warm-")
+    cache = _scratch_cache("lazyarray-bench-warm-")
     ids = itertools.count(random.SystemRandom().randrange(10 ** 9, 10 ** 10))
     state = {"llvm": 0, "calls": 0}
 
@@ -357,7 +369,7 @@ def sklearn_cases(libs) -> list:
         import sklearn  # noqa: F401
     except ImportError:
         return []
-    cache = tempfile.mkdtemp(prefix="lazyarray-bench-sklearn-")
+    cache = _scratch_cache("lazyarray-bench-sklearn-")
     env = dict(os.environ, LAZYARRAY_CACHE_DIR=cache, OPENBLAS_NUM_THREADS="1",
                SCIPY_ARRAY_API="1")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
