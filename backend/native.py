@@ -347,15 +347,12 @@ class Store:
     def _link(self, unit: Unit, obj: bytes) -> Loaded:
         loader = _loader()
         if loader is not None:
-            image = loader.load(obj, self._resolve)
+            known, default = self.symbols.get, loader.default_resolve  # one look-up per symbol
+            image = loader.load(obj, lambda name: known(name) or default(name))
             return Loaded(tuple(image.address(s) for s in unit.symbols), image)
         imports = {s: self.symbols[s] for dep in unit.needs for s in dep.symbols}
         addrs = self.codegen().load_shared(tuple(unit.symbols), obj, imports=imports)
         return Loaded(tuple(addrs), None)  # linked into llvmlite's engine for good
-
-    def _resolve(self, symbol: str) -> Optional[int]:
-        from . import loader
-        return self.symbols.get(symbol) or loader.default_resolve(symbol)
 
     def disk(self):
         if self._disk is False:
