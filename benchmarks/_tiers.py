@@ -47,55 +47,69 @@ def _digits(i: int, base: int, count: int) -> list:
 
 
 # ------------------------------------------------------------------ expression kinds
-# Each kind: (make the inputs for size n, build the expression for counter i on namespace m)
+# Each kind: build the expression for counter i on namespace m (numpy or lazyarray)
+
+# Each step builds only the op its digit picks (numpy computes only that op too).
+_ARITH = (lambda m, v: v * 0.75, lambda m, v: v + 0.25, lambda m, v: v - 0.5,
+          lambda m, v: v / 1.25, lambda m, v: v * v, lambda m, v: -v)
+_TRANSC = (lambda m, v: m.sin(v), lambda m, v: m.cos(v), lambda m, v: m.tanh(v),
+           lambda m, v: m.atan(v), lambda m, v: v * 0.75, lambda m, v: v + 0.25,
+           lambda m, v: m.sqrt(m.abs(v)))
+_UNARY = (lambda m, v: m.exp(v * 0.5), lambda m, v: v * v, lambda m, v: v + 1.0,
+          lambda m, v: m.sin(v), lambda m, v: v * 0.5, lambda m, v: m.abs(v))
+_REDUCE = (lambda m, v: m.sum(v, axis=1), lambda m, v: m.sum(v, axis=0),
+           lambda m, v: m.max(v, axis=1), lambda m, v: m.max(v, axis=0),
+           lambda m, v: m.mean(v, axis=1), lambda m, v: m.mean(v, axis=0))
+_COMBINE = (lambda v, s: v + s, lambda v, s: v - s, lambda v, s: v * s)
+_MATMUL_OPS = (lambda m, v: v * 0.5, lambda m, v: v + 1.0, lambda m, v: m.tanh(v),
+               lambda m, v: v * v, lambda m, v: m.abs(v))
+
 
 def _arith(m, x, i):
     """An 8-op chain of arithmetic with scalars (an array result)."""
     v = x
-    for d in _digits(i, 6, 8):
-        v = (v * 0.75, v + 0.25, v - 0.5, v / 1.25, v * v, -v)[d]
+    for d in _digits(i, len(_ARITH), 8):
+        v = _ARITH[d](m, v)
     return v
 
 
 def _transcendental(m, x, i):
+    """An 8-op chain with transcendental functions, then a sum."""
     v = x
-    for d in _digits(i, 7, 8):
-        v = (m.sin(v), m.cos(v), m.tanh(v), m.atan(v), v * 0.75, v + 0.25,
-             m.sqrt(m.abs(v)))[d]
+    for d in _digits(i, len(_TRANSC), 8):
+        v = _TRANSC[d](m, v)
     return m.sum(v)
 
 
 def _axis(m, x, i):
-    """Three ops on a 2-D array, then a reduction along one axis."""
-    ds = _digits(i, 6, 4)
+    """Five ops on a 2-D array, then a reduction along one axis."""
+    ds = _digits(i, 6, 6)
     v = x
-    for d in ds[:3]:
-        v = (m.exp(v * 0.5), v * v, v + 1.0, m.sin(v), v * 0.5, m.abs(v))[d]
-    return (m.sum(v, axis=1), m.sum(v, axis=0), m.max(v, axis=1), m.max(v, axis=0),
-            m.mean(v, axis=1), m.mean(v, axis=0))[ds[3]]
+    for d in ds[:5]:
+        v = _UNARY[d](m, v)
+    return _REDUCE[ds[5]](m, v)
 
 
 _SLICES = ((2, None), (None, -2), (1, -1), (0, -2))
 
 
 def _slicing(m, x, i):
-    """A stencil of five shifted slices combined by arithmetic."""
-    ds = _digits(i, 12, 5)
-    lo, hi = _SLICES[ds[0] % 4]
-    v = x[lo:hi]
-    for d in ds[1:]:
-        lo, hi = _SLICES[d % 4]
-        s = x[lo:hi]
-        v = (v + s, v - s, v * s)[d // 4]
+    """A stencil of five shifted slices (same length, different offsets), combined by
+    arithmetic, with an elementwise op after each combination."""
+    offsets = [_SLICES[d] for d in _digits(i, 4, 5)]  # parameters of the program, not its structure
+    steps = _digits(i, len(_COMBINE) * len(_UNARY), 4)
+    v = x[offsets[0][0]:offsets[0][1]]
+    for (lo, hi), d in zip(offsets[1:], steps):
+        v = _UNARY[d // 3](m, _COMBINE[d % 3](v, x[lo:hi]))
     return v * 0.25
 
 
 def _matmul(m, ab, i):
-    """A small matrix product, then elementwise ops on it."""
+    """A small matrix product, then six elementwise ops on it."""
     a, b = ab
     v = a @ b
-    for d in _digits(i, 5, 3):
-        v = (v * 0.5, v + 1.0, m.tanh(v), v * v, m.abs(v))[d]
+    for d in _digits(i, len(_MATMUL_OPS), 6):
+        v = _MATMUL_OPS[d](m, v)
     return v
 
 
