@@ -28,6 +28,7 @@ import array
 from dataclasses import dataclass, field, replace
 
 from .ir import ARG_REDUCE, BINARY, TERNARY, UNARY, Op, ScalarType
+from .names import name_of
 from .schedule import Access, Kernel, Schedule, gemm_operands
 
 REG_BYTES = 4096        # bytes per block register: 512 doubles, 256 complex128
@@ -299,8 +300,7 @@ def kernel_abi(k: Kernel) -> Kernel:
 
 def kernel_name(k: Kernel) -> str:
     """The unit name (and symbol) of kernel ``k`` (in the ABI of ``kernel_abi``)."""
-    import hashlib
-    return "lzk_" + hashlib.sha1(repr(k.signature()).encode()).hexdigest()[:24]
+    return name_of("lzk_", k.signature(), 12)
 
 
 def choose_axis(k: Kernel, sizes: list, load_strides: list) -> tuple:

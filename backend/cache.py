@@ -282,8 +282,10 @@ class ProgramCache:
         sched = self.schedule(nodes, outputs, key)
         return Executable(sched, self.program(sched, (key, outputs)))
 
-    def runner(self, nodes, outputs: tuple, keys: tuple, env: dict) -> runtime.Runner:
-        """A bound runner for ``nodes``: reused while structure and binding key repeat.
+    def runner(self, nodes, outputs: tuple, keys: tuple, env: dict) -> tuple:
+        """(a bound runner for ``nodes``, whether it was made now): reused while
+        structure and binding key repeat.  A runner made now holds this graph's scalars
+        (a reused one, those of the graph it was made for).
 
         ``nodes`` is the graph, or a function returning it, called on a miss only
         (the caller's private copy of the graph need not be built for a hit).
@@ -293,7 +295,7 @@ class ProgramCache:
             r = self.runners.get(rkey)
             if r is not None:
                 self.hits += 1
-                return r
+                return r, False
         with gc_paused():
             if callable(nodes):
                 nodes = nodes()
@@ -303,7 +305,7 @@ class ProgramCache:
                                runtime.pack_scalars(exe.schedule, nodes))
         with self.lock:
             self.runners.put(rkey, r)
-        return r
+        return r, True
 
     def program(self, sched: Schedule, gkey: tuple | None = None):
         """The program code of ``sched`` (a ``tiers.ProgramCode``), made on a miss."""

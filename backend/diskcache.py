@@ -4,8 +4,8 @@ compile a program it has seen before.
 Location: ``$LAZYARRAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/lazyarray``, else
 ``~/.cache/lazyarray``; ``LAZYARRAY_DISK_CACHE=0`` turns it off.  An entry is
 keyed by a unit's name (backend/native.py) and a fingerprint of all that
-changes the generated code (``native.fingerprint``: the backend's sources,
-llvmlite's version, the CPU, the C library).  A file is
+changes the generated code (``native.fingerprint``: the backend's source
+files by time and size, the installed llvmlite, the CPU, the C library).  A file is
 a magic tag, the CRC-32 of the object code and the object code; it is written
 to a temporary file and renamed into place, so readers never see half a file,
 and a truncated, corrupt or foreign file is ignored (and replaced).
@@ -25,15 +25,7 @@ from . import threads
 
 MAGIC = b"LZYOBJ2\n"  # then the CRC-32 of the object code (4 bytes), then the object code
 
-try:  # BLAKE2 without hashlib: importing hashlib loads OpenSSL (3 ms at a first evaluation)
-    from _blake2 import blake2b as _blake2b
-except ImportError:  # pragma: no cover - CPython always has it
-    from hashlib import blake2b as _blake2b
-
-
-def digest(data: bytes) -> str:
-    """A 128-bit hex digest (BLAKE2b) of ``data``: names files and fingerprints."""
-    return _blake2b(data, digest_size=16).hexdigest()
+from .names import digest
 
 
 class DiskCache:

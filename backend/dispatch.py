@@ -25,7 +25,7 @@ import threading
 from typing import Callable, Optional
 
 import numpy as np
-from . import abi, buffers, native, parallel
+from . import abi, buffers, names, native, parallel
 
 FALLBACK = object()  # "take the Python path": a unique object the trampoline returns
 
@@ -87,13 +87,12 @@ class _Trampolines:
                 return md
             if len(self.defs) >= MAX_SIGNATURES:
                 return None
-        import hashlib
-        name = "lazyarray_door_" + hashlib.sha1(repr(sig).encode()).hexdigest()[:20]
+        name = names.name_of("lazyarray_door_", sig)
         unit = native.Unit(name, ("dispatch", "door_ir", (name, sig)), (name,))
 
         def loaded(addresses) -> None:
             on_ready(self._define(sig, addresses[0]))
-        got = native.get(unit, wait=False, on_ready=loaded)
+        got = native.get(unit, wait=False, on_ready=loaded, disk=False)
         return None if got is None else self._define(sig, got[0])
 
     def _define(self, sig: tuple, addr: int) -> _MethodDef:

@@ -117,9 +117,8 @@ class Schedule:
         """The program's entry symbol: a digest of ``signature``, computed once."""
         name = self.__dict__.get("_name")
         if name is None:
-            import hashlib
-            digest = hashlib.sha1(repr(self.signature()).encode()).hexdigest()[:20]
-            name = self.__dict__["_name"] = "lazyarray_" + digest
+            from .names import name_of
+            name = self.__dict__["_name"] = name_of("lazyarray_", self.signature())
         return name
 
 

@@ -13,8 +13,8 @@ The policy, ``LAZYARRAY_TIER``:
 
 * ``auto`` (default): a new structure runs interpreted at once.  When a
   program runs again (its ``HOT_RUNS``-th run, counting every runner of its
-  structure) its kernels are compiled on the background thread and installed
-  one by one as they arrive.  A caller never waits for LLVM, unless it asks
+  structure) its kernels are compiled (or read from the disk cache) on the
+  background thread and installed one by one as they arrive.  A caller never waits for LLVM, unless it asks
   for compiled code (``Program.prepare``, ``jit(..., compile=True)``).
 * ``interpret``: kernels are never compiled (for tests and benchmarks).
 * ``compile``: every program's kernels are compiled before its first run
@@ -119,7 +119,7 @@ class ProgramCode:
             if native.STORE.ready(unit.name):
                 STATS.kernel_hits += 1
             got = native.get(unit, wait=wait, priority=native.URGENT,
-                             on_ready=_installer(self.code, i, unit))
+                             on_ready=_installer(self.code, i, unit), disk=False)
             if got is not None:
                 self._install(i, unit, got)
 

@@ -104,11 +104,12 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
     if pending:
         if phs:
             raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
-        runner = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]), outputs, keys, {})
+        runner, made = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]), outputs,
+                                       keys, {})
         check_allocation_once(runner.allocs, what)
         sched = runner.schedule
         inputs = list(map(values.__getitem__, sched.buffers[:sched.n_inputs]))
-        scal = runtime.pack_scalars(sched, nodes) if sched.scalars else None
+        scal = runtime.pack_scalars(sched, nodes) if sched.scalars and not made else None
         outs = runner(inputs, scal)
         if len(pending) == 1:
             _remember(pending[0], runner, nodes, values)
