@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from . import threads
+
 URGENT, LATER = 0, 1
 # Background compiles start once no new program has been made for this long: a burst of
 # new programs (a test suite, a first fit) does not share the GIL and the cores with them.
@@ -111,6 +113,8 @@ class Store:
         self._stopping = False
         self._last_busy = 0.0   # time.monotonic() of the last new program (see busy)
         self._flushing = 0      # threads in flush(): background work need not wait
+        self._later = threads.SerialWorker("lazyarray-later", at_exit="stop")
+        self._later_pending = 0  # calls given to ``later`` and not finished
 
     # -- looking up
     def get(self, unit: Unit, wait: bool = True, priority: int = URGENT,
@@ -307,6 +311,24 @@ class Store:
             except Exception:  # noqa: BLE001 - a listener must not stop the thread
                 pass
 
+    def later(self, fn: Callable, *args) -> None:
+        """Run ``fn(*args)`` on a background thread once the program is quiet (see
+        ``busy``): work that only makes later runs faster (a hot program's upgrade, a
+        front door), which the call that asked for it should not pay for.  An
+        exception in ``fn`` is dropped; ``flush`` waits for these calls too."""
+        with self.lock:
+            self._later_pending += 1
+
+        def call() -> None:
+            try:
+                self._wait_for_quiet()
+                if not self._stopping:
+                    fn(*args)
+            finally:
+                with self.lock:
+                    self._later_pending -= 1
+        self._later.submit(call)
+
     def flush(self, timeout: float = 600.0) -> None:
         """Wait until nothing is queued or compiling in the background."""
         end = time.monotonic() + timeout
@@ -314,7 +336,7 @@ class Store:
         try:
             while time.monotonic() < end:
                 with self.lock:
-                    busy = bool(self.pending) or bool(self.inflight)
+                    busy = bool(self.pending) or bool(self.inflight) or self._later_pending > 0
                 if not busy:
                     return
                 time.sleep(0.002)
@@ -378,6 +400,7 @@ class Store:
     def after_fork_in_child(self) -> None:
         self.lock = threading.RLock()
         self.pending, self.inflight = {}, {}
+        self._later_pending = 0  # (the worker itself starts afresh: threads.SerialWorker)
         self._queue = queue.PriorityQueue()
         self._thread = None
 

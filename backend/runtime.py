@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import abi, buffers, bytecode, dispatch, parallel, threads
+from . import abi, buffers, bytecode, dispatch, native, parallel, threads
 from .ir import TRANSCENDENTAL, Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
@@ -337,11 +337,13 @@ class Runner:
         return [bufs[o] for o in self.outputs]
 
     def _open_door(self, scal_arg: bool) -> None:
+        """Open the native front door in the background (the call that made this runner
+        worth one does not wait for its trampoline or descriptor)."""
         n = self.schedule.n_inputs
 
         def opened(door) -> None:
             self.door = door
-        dispatch.front_door(self, list(range(n)), n, scal_arg, on_open=opened)
+        native.STORE.later(dispatch.front_door, self, list(range(n)), n, scal_arg, opened)
 
     def _run_steps(self, bufs: list, addr: int, scal, err) -> None:
         memo: dict = {}

@@ -103,20 +103,29 @@ class ProgramCode:
         if mode == "compile":  # (made before the switch was set)
             self.compile(wait=True)
         elif self.runs == HOT_RUNS and mode == "auto":
-            self.compile(wait=False)
+            # even naming its kernels' units is background work (about a millisecond
+            # for a few kernels: the caller did not ask for it)
+            native.STORE.later(self.compile, False)
 
     def compile(self, wait: bool) -> None:
         """Compile every kernel not compiled yet (``wait``: before returning, else on the
-        background thread) and install each; once per program."""
-        if policy() == "interpret" or self.requested:
+        background thread) and install each.  The background request is made once; a
+        later ``wait`` still waits for what is not installed yet."""
+        if policy() == "interpret":
             return
-        self.requested = True
-        _tell("hot", self.schedule.name,
-              f"ran again: compiling its {len(self.schedule.kernels)} kernel(s)"
-              + ("" if wait else " in the background"))
+        with _lock:
+            first, self.requested = not self.requested, True
+        if not (first or wait):
+            return
+        if first:
+            _tell("hot", self.schedule.name,
+                  f"ran again: compiling its {len(self.schedule.kernels)} kernel(s)"
+                  + ("" if wait else " in the background"))
         for i, k in enumerate(self.kernel_abis()):
+            if self.code.installed(i):
+                continue
             unit = kernel_unit(k)
-            if native.STORE.ready(unit.name):
+            if first and native.STORE.ready(unit.name):
                 STATS.kernel_hits += 1
             got = native.get(unit, wait=wait, priority=native.URGENT,
                              on_ready=_installer(self.code, i, unit), disk=False)

@@ -27,12 +27,6 @@ del _here
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
-# Building blocks from the disk cache, on a background thread, started first: the disk
-# read and the mapping overlap the rest of this import.
-from .backend import library as _library  # noqa: E402
-
-_library.preload()
-
 # array object
 from ._array_object import Array, Device
 
@@ -153,3 +147,6 @@ __all__ = [
 ]
 __all__ += ["fft", "linalg"]
 
+from .backend import library as _library  # noqa: E402
+
+_library.preload()  # building blocks from the disk cache, on a background thread
