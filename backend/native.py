@@ -253,7 +253,7 @@ class Store:
             wait = QUIET - (time.monotonic() - self._last_busy)
             if wait <= 0:
                 return
-            time.sleep(wait)
+            time.sleep(min(wait, 0.01))  # short naps: a flush or exit is seen at once
 
     def _serve(self) -> None:
         while True:

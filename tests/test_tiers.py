@@ -103,6 +103,23 @@ def test_prepare_compiles_and_can_leave_that_to_the_background():
     assert float(lazy(v)) == pytest.approx(float(eager(v)), rel=1e-13)
 
 
+def test_prepare_waits_for_kernels_a_background_request_left_uninstalled(monkeypatch):
+    """A structure turned hot (its upgrade queued for a quiet moment that has not come)
+    and then prepared: prepare() compiles what is not installed yet before it returns."""
+    monkeypatch.setattr(native, "QUIET", 30.0)  # the background waits; prepare() must not
+    x = xp.placeholder(("n",), xp.float64)
+    prog = xp.compile(xp.sum(xp.acosh(x + 2.0) * xp.log2(x + 3.0)), inputs=[x])
+    v = np.linspace(0, 2, 50)
+    code = prog.prepare(v, compile=False)._program
+    code.compile(wait=False)  # what a background upgrade does: its kernels wait, queued
+    assert not code.compiled
+    p = prog.prepare(v)
+    assert p._program is code and p._program.compiled
+    monkeypatch.setattr(native, "QUIET", 0.05)
+    assert float(p(v)) == pytest.approx(float(np.sum(np.arccosh(v + 2) * np.log2(v + 3))),
+                                        rel=1e-13)
+
+
 def test_jit_runs_at_once_and_compiles_when_asked():
     f = lambda x: xp.sum(xp.exp(-x * x) * 3.5)  # noqa: E731
     v = np.linspace(-1, 1, 64)
