@@ -139,52 +139,72 @@ def _ins_dtype(ins: tuple) -> ScalarType:
 def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     """Append kernel ``k``'s words (header, loads, instructions, tables)."""
     base = len(words)
+    body = k.body
     r = k.n_out + k.n_red
     mode = _mode(k)
     regs, n_regs = _registers(k)
-    vdt = _ins_dtype(k.body[k.value])
-    vsize, ssize = vdt.np.itemsize, k.out_dtype.np.itemsize
+    vdt = _ins_dtype(body[k.value])
+    vsize, ssize = vdt.size, k.out_dtype.size
+    # one pass over the body: the widest element, each load's dtype, the scalar slots
+    widest = max(8, ssize)  # int64 at least: index blocks of gathers and arg-reductions
+    load_dt: dict = {}
+    scal: set = set()
+    for ins in body:
+        kind = ins[0]
+        dt = ins[2] if kind == "op" else ins[1]
+        if dt.size > widest:
+            widest = dt.size
+        if kind == "scalar":
+            scal.add(ins[2])
+        elif kind != "op":  # a load or a gather: its load number is ins[2]
+            load_dt[ins[2]] = dt
     h = [0] * HEADER
     h[K_MODE], h[K_R], h[K_NOUT], h[K_META], h[K_VMETA] = mode, r, k.n_out, k.meta_base, vm_meta
     h[K_NREGS], h[K_VALUE], h[K_VSIZE] = n_regs, regs[k.value], vsize
     h[K_SSLOT], h[K_SSIZE] = k.store.buf, ssize
-    # elements a block holds: a register's bytes over the widest element (int64 at least:
-    # index blocks of gathers and arg-reductions hold as many int64)
-    widest = max([8, ssize] + [_ins_dtype(ins).np.itemsize for ins in k.body])
-    h[K_BLOCK] = REG_BYTES // widest
+    h[K_BLOCK] = REG_BYTES // widest  # elements a block holds: a register over the widest
     h[K_PUT], h[K_COPYS] = resolve(_PUT[ssize]), resolve(_COPY[vsize])
-    # meta positions: sizes, then per load (offset, strides, dyn pairs), then the store
-    pos = k.meta_base + r
-    load_meta = []
-    for a in k.loads:
-        load_meta.append(pos)
-        pos += r + 1 + 2 * len(a.dyn)
-    h[K_SMETA] = pos
     if mode != ELEMENTWISE:
         _reduction(h, base, later, k, mode, vdt, resolve)
     words.extend(h)
-    # loads: slot, element size, meta position, data-indexed axes, strided copy
-    h_loads = len(words)
-    load_dt = {ins[2]: ins[1] for ins in k.body if ins[0] in ("load", "gather")}
+    # loads: slot, element size, meta position (sizes first, then per load its offset,
+    # strides and dyn pairs, then the store), data-indexed axes, strided copy
+    pos = k.meta_base + r
     for j, a in enumerate(k.loads):
-        size = load_dt[j].np.itemsize
-        words.extend((a.buf, size, load_meta[j], len(a.dyn), resolve(_COPY[size])))
-    words[base + K_NLOADS], words[base + K_LOADS] = len(k.loads), h_loads - base
+        size = load_dt[j].size
+        words.extend((a.buf, size, pos, len(a.dyn), resolve(_COPY[size])))
+        pos += r + 1 + 2 * len(a.dyn)
+    words[base + K_SMETA] = pos
+    words[base + K_NLOADS], words[base + K_LOADS] = len(k.loads), HEADER
     # instructions, then the gather tables they point to
-    words[base + K_NINS], words[base + K_INS] = len(k.body), len(words) - base
+    ins_at = len(words) - base
+    words[base + K_NINS], words[base + K_INS] = len(body), ins_at
     gathers = []
-    for t, ins in enumerate(k.body):
-        words.extend(_instruction(ins, regs, t, k, resolve, gathers))
+    emit = words.extend
+    for t, ins in enumerate(body):
+        kind = ins[0]
+        if kind == "op":
+            srcs = ins[3]
+            fn = resolve(_ew(ins[1], ins[2], ins[4]))
+            n = len(srcs)
+            emit((OP, regs[t], fn, regs[srcs[0]], regs[srcs[1]] if n > 1 else NONE,
+                  regs[srcs[2]] if n > 2 else NONE, 0, 0))
+        elif kind == "load":
+            emit((LOAD, regs[t], 0, ins[2], NONE, NONE, 0, 0))
+        elif kind == "scalar":
+            size = ins[1].size
+            emit((SCALAR, regs[t], resolve(_COPY[size]), ins[2], size, NONE, 0, 0))
+        else:
+            emit(_gather(ins, regs, t, body, resolve, gathers))
     for e, entries in gathers:
-        words[base + words[base + K_INS] + INS_WORDS * e + I_C] = len(words) - base
+        words[base + ins_at + INS_WORDS * e + I_C] = len(words) - base
         words.extend(entries)
     # the slots a compiled kernel takes (its output first), and its scalars
     slots = kernel_slots(k)
-    scal = sorted({ins[2] for ins in k.body if ins[0] == "scalar"})
     words[base + K_NSLOTS], words[base + K_SLOTS] = len(slots), len(words) - base
     words.extend(slots)
     words[base + K_NSCAL], words[base + K_SCALS] = len(scal), len(words) - base
-    words.extend(scal)
+    words.extend(sorted(scal))
 
 
 def _reduction(h: list, base: int, later: list, k: Kernel, mode: int, vdt: ScalarType,
@@ -223,28 +243,14 @@ def _ew(op: Op, dt: ScalarType, sdt: ScalarType) -> tuple:
     return key
 
 
-def _instruction(ins: tuple, regs: list, t: int, k: Kernel, resolve, gathers: list) -> tuple:
-    """The words of instruction ``t`` (a gather's index table is appended later)."""
-    kind = ins[0]
-    if kind == "op":
-        srcs, d = ins[3], regs[t]
-        fn = resolve(_ew(ins[1], ins[2], ins[4]))
-        if len(srcs) == 2:
-            return (OP, d, fn, regs[srcs[0]], regs[srcs[1]], NONE, 0, 0)
-        if len(srcs) == 1:
-            return (OP, d, fn, regs[srcs[0]], NONE, NONE, 0, 0)
-        return (OP, d, fn, regs[srcs[0]], regs[srcs[1]], regs[srcs[2]], 0, 0)
-    if kind == "load":
-        return (LOAD, regs[t], 0, ins[2], NONE, NONE, 0, 0)
-    if kind == "scalar":
-        size = ins[1].np.itemsize
-        return (SCALAR, regs[t], resolve(_COPY[size]), ins[2], size, NONE, 0, 0)
+def _gather(ins: tuple, regs: list, t: int, body: tuple, resolve, gathers: list) -> tuple:
+    """The words of gather instruction ``t`` (its index table is appended later)."""
     _, dt, j, idx, labels = ins
     entries = []
     for src, label in zip(idx, labels):
-        entries += (regs[src], resolve(("index", _ins_dtype(k.body[src]).name)), label)
+        entries += (regs[src], resolve(("index", _ins_dtype(body[src]).name)), label)
     gathers.append((t, entries))
-    return (GATHER, regs[t], resolve(("gather", str(dt.np.itemsize))), j, len(idx), 0,
+    return (GATHER, regs[t], resolve(("gather", str(dt.size))), j, len(idx), 0,
             resolve(("iota",)), 0)
 
 
@@ -257,24 +263,28 @@ def _registers(k: Kernel) -> tuple:
     they are filled once per run).  A destination never shares a register with an
     operand of its own instruction."""
     body = k.body
-    last = list(range(len(body)))
+    n_ins = len(body)
+    last = list(range(n_ins))
     for t, ins in enumerate(body):
-        if ins[0] in ("op", "gather"):
+        if ins[0] == "op" or ins[0] == "gather":
             for s in ins[3]:
                 last[s] = t
-    last[k.value] = len(body)
+    last[k.value] = n_ins
     free: list = []
-    regs = [0] * len(body)
+    regs = [0] * n_ins
     n = 0
     for t, ins in enumerate(body):
-        if free and ins[0] != "scalar":
+        kind = ins[0]
+        if free and kind != "scalar":
             regs[t] = free.pop()
         else:
             regs[t] = n
             n += 1
-        if ins[0] in ("op", "gather"):
-            for s in set(ins[3]):
-                if last[s] == t and body[s][0] != "scalar":
+        if kind == "op" or kind == "gather":
+            srcs = ins[3]
+            for i, s in enumerate(srcs):
+                # each operand once (x * x reads one register), scalars never freed
+                if last[s] == t and body[s][0] != "scalar" and s not in srcs[:i]:
                     free.append(regs[s])
     return regs, n
 
