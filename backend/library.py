@@ -128,6 +128,24 @@ def _bundle(queue: bool = True) -> None:
             take(got)
         elif queue:
             _bundle_state = False
+            _sequencer_meanwhile()
+
+
+def _sequencer_meanwhile() -> None:
+    """A machine without the bundle: its first program needs the sequencer as quick code
+    (about 50 ms: writing its IR, then LLVM), and its primitives, which the caller
+    compiles next.  The sequencer is made on another thread meanwhile (LLVM releases
+    the GIL); ``run_address`` then finds it made, or waits for it.  Not a daemon: the
+    process does not exit while LLVM runs."""
+    if "run" not in _addr:
+        threading.Thread(target=_sequencer_quietly, name="lazyarray-sequencer").start()
+
+
+def _sequencer_quietly() -> None:
+    try:
+        run_address()
+    except Exception:  # noqa: BLE001 - the caller's own run_address reports the failure
+        pass
 
 
 def _switch(name: str) -> bool:
