@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ctypes
 import sys
-import sysconfig
 
 import numpy as np
 
@@ -36,10 +35,20 @@ BYTES_SIZE, BYTES_DATA = 16, 32
 _PTR = ctypes.sizeof(ctypes.c_void_p)
 
 
+def _free_threaded() -> bool:
+    """A free-threaded CPython build (another object header); its ABI flags say so
+    without importing sysconfig (a millisecond of the import)."""
+    flags = getattr(sys, "abiflags", None)
+    if flags is not None:
+        return "t" in flags
+    import sysconfig
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
 def _layout_holds() -> bool:
     """True when lists and arrays of this interpreter have the offsets above."""
     if (sys.implementation.name != "cpython" or _PTR != 8 or hasattr(sys, "getobjects")
-            or sysconfig.get_config_var("Py_GIL_DISABLED")):
+            or _free_threaded()):
         return False  # another object header: reading at these offsets would be wrong
     arrays = [np.empty(3), np.empty((2, 2), np.int8)]
     read = ctypes.c_void_p.from_address

@@ -25,7 +25,6 @@ after the compiled kernels' meta (``vm_meta``).
 from __future__ import annotations
 
 import array
-from dataclasses import dataclass, field, replace
 
 from .ir import ARG_REDUCE, BINARY, TERNARY, UNARY, Op, ScalarType
 from .names import name_of
@@ -68,23 +67,22 @@ def elsize(dt: ScalarType) -> int:
     return dt.np.itemsize
 
 
-@dataclass
 class Code:
     """A schedule's program code, linked to the building blocks' addresses.
 
-    ``later`` lists the words of optional building blocks that were not loaded yet
-    (a GEMM routine: 0 means the interpreter's generic loops), as (position, key).
+    ``words``: int64 (an array.array: reading its address is cheap); ``kernel_at``: the
+    word offset of each kernel; ``later`` lists the words of optional building blocks
+    that were not loaded yet (a GEMM routine: 0 means the interpreter's generic loops),
+    as (position, key); ``keep``: what installed kernels need alive.
     """
 
-    words: array.array            # int64 (an array.array: reading its address is cheap)
-    schedule: Schedule
-    kernel_at: list               # word offset of each kernel
-    later: list                   # (word position, primitive key) still 0
-    keep: list = field(default_factory=list)  # what installed kernels need alive
-    address: int = 0              # of ``words``
+    __slots__ = ("words", "schedule", "kernel_at", "later", "keep", "address", "__weakref__")
 
-    def __post_init__(self) -> None:
-        self.address = self.words.buffer_info()[0]
+    def __init__(self, words: array.array, schedule: Schedule, kernel_at: list,
+                 later: list) -> None:
+        self.words, self.schedule, self.kernel_at, self.later = words, schedule, kernel_at, later
+        self.keep: list = []
+        self.address = words.buffer_info()[0]
 
     def install(self, kernel: int, address: int, keep) -> None:
         """Run compiled code at ``address`` for kernel ``kernel`` from now on."""
@@ -304,8 +302,7 @@ def kernel_abi(k: Kernel) -> Kernel:
     body = tuple(("scalar", ins[1], scal[ins[2]]) if ins[0] == "scalar" else ins
                  for ins in k.body)
     loads = tuple(Access(pos[a.buf], (), (), a.dyn) for a in k.loads)
-    return replace(k, body=body, loads=loads, store=Access(0, (), ()), iter_axes=(),
-                   meta_base=0)
+    return k.replace(body=body, loads=loads, store=Access(0, (), ()), iter_axes=(), meta_base=0)
 
 
 def kernel_name(k: Kernel) -> str:

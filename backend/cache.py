@@ -14,7 +14,6 @@ import contextlib
 import gc
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Callable
 
 from . import native, runtime, tiers
@@ -211,12 +210,13 @@ def snapshot_of(nodes: list, values: list, key: tuple) -> list:
     return copies
 
 
-@dataclass
 class Executable:
     """A schedule with its program code and tier state (``tiers.ProgramCode``)."""
 
-    schedule: Schedule
-    program: object
+    __slots__ = ("schedule", "program")
+
+    def __init__(self, schedule: Schedule, program: object) -> None:
+        self.schedule, self.program = schedule, program
 
 
 class _LRU:

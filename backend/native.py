@@ -33,7 +33,6 @@ import sys
 import threading
 import time
 import weakref
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -48,20 +47,29 @@ _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py",
             "kernels.py")
 
 
-@dataclass(frozen=True)
 class Unit:
     """One compiled object: ``name`` (unique), ``builder`` = (module, function, args)
     writing its IR, the ``symbols`` it exports, whether quick machine code will do,
     the units whose symbols it calls (loaded first), and whether it is *transient*:
     kept only while something holds its addresses (compiled kernels, which programs
-    come and go with), where other units stay for the process's life."""
+    come and go with), where other units stay for the process's life.  (The records
+    here are plain classes: a dataclass cost 0.2-0.5 ms of the import each.)"""
 
-    name: str
-    builder: tuple
-    symbols: tuple
-    quick: bool = False
-    needs: tuple = ()
-    transient: bool = False
+    __slots__ = ("name", "builder", "symbols", "quick", "needs", "transient")
+
+    def __init__(self, name: str, builder: tuple, symbols: tuple, quick: bool = False,
+                 needs: tuple = (), transient: bool = False) -> None:
+        self.name, self.builder, self.symbols, self.quick = name, builder, symbols, quick
+        self.needs, self.transient = needs, transient
+
+    def __eq__(self, other) -> bool:  # a name says what the unit holds
+        return type(other) is Unit and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"Unit({self.name!r})"
 
 
 class Addresses(tuple):
@@ -74,25 +82,27 @@ class Addresses(tuple):
         return self
 
 
-@dataclass(eq=False)
 class Loaded:
     """A unit's code in memory: symbol addresses, and the image holding them."""
 
-    addresses: tuple
-    image: object
+    __slots__ = ("addresses", "image", "__weakref__")
+
+    def __init__(self, addresses: tuple, image: object) -> None:
+        self.addresses, self.image = addresses, image
 
     def handle(self) -> Addresses:
         return Addresses(self.addresses, self)
 
 
-@dataclass
 class Stats:
-    compiles: int = 0             # LLVM compiles (in the worker or in this process)
-    background: int = 0           # of which on the background thread
-    disk_loads: int = 0           # units loaded from the disk cache
-    compile_seconds: float = 0.0  # wall time of compiles waited for by a caller
-    waits: int = 0                # compiles a caller waited for
-    log: list = field(default_factory=list)  # listeners: cb(event, unit name, seconds)
+    """Counters: LLVM compiles (in the worker or in this process), of which on the
+    background thread; units loaded from the disk cache; wall time of compiles a caller
+    waited for, and how many; ``log``: listeners cb(event, unit name, seconds)."""
+
+    def __init__(self) -> None:
+        self.compiles = self.background = self.disk_loads = self.waits = 0
+        self.compile_seconds = 0.0
+        self.log: list = []
 
 
 class Store:

@@ -10,7 +10,6 @@ import array
 import ctypes
 import functools
 import struct
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,22 +20,24 @@ from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 _REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
 
 
-@dataclass
 class KernelBinding:
-    """Where one kernel's numbers sit in the meta array (after coalescing)."""
+    """Where one kernel's numbers sit in the meta array (after coalescing): the iteration
+    size per axis, (meta position of the offset, strides) per load and for the store."""
 
-    sizes: list               # iteration size per axis
-    loads: list               # (meta position of the offset, strides) per load
-    store: tuple              # (meta position of the offset, strides)
+    __slots__ = ("sizes", "loads", "store")
+
+    def __init__(self, sizes: list, loads: list, store: tuple) -> None:
+        self.sizes, self.loads, self.store = sizes, loads, store
 
 
-@dataclass
 class Bound:
-    """A schedule bound to concrete shapes: ready to run any number of times."""
+    """A schedule bound to concrete shapes, ready to run any number of times: the meta
+    array (int64 words), the concrete shape per buffer slot, a KernelBinding per kernel."""
 
-    meta: array.array         # int64 words
-    shapes: list              # concrete shape per buffer slot
-    kernels: list             # KernelBinding per kernel
+    __slots__ = ("meta", "shapes", "kernels")
+
+    def __init__(self, meta: array.array, shapes: list, kernels: list) -> None:
+        self.meta, self.shapes, self.kernels = meta, shapes, kernels
 
 
 def node_shapes(nodes: list, env: dict) -> list:

@@ -22,7 +22,6 @@ instruction a block register on the stack.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Optional
 
 from .ir import (ARG_REDUCE, COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, SCAN, VIEW,
@@ -34,7 +33,6 @@ MAX_LOADS = 16    # loads per kernel (a gather's read of its source counts)
 _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
 
 
-@dataclass(frozen=True)
 class Access:
     """How one load or store addresses a buffer.
 
@@ -42,30 +40,53 @@ class Access:
     store into one part of a multi-part root has ``(root index, part)`` instead.
     ``imap``: for each iteration axis, the axis of the viewed array it walks
     (``None``: the access does not move along that axis, stride 0).
+    ``dyn``: axes of the viewed array indexed by data (gathers).
+
+    The records of a schedule (``Access``, ``Kernel``, ``ExternalStep``) are plain
+    classes with slots, not dataclasses: each dataclass cost 0.2-0.5 ms of the import,
+    and nothing changes them once made.
     """
 
-    buf: int
-    chain: tuple
-    imap: tuple
-    dyn: tuple = ()   # axes of the viewed array indexed by data (gathers)
+    __slots__ = ("buf", "chain", "imap", "dyn")
+
+    def __init__(self, buf: int, chain: tuple, imap: tuple, dyn: tuple = ()) -> None:
+        self.buf, self.chain, self.imap, self.dyn = buf, chain, imap, dyn
+
+    def __repr__(self) -> str:
+        return f"Access({self.buf}, {self.chain}, {self.imap}, {self.dyn})"
 
 
-@dataclass(frozen=True)
 class Kernel:
-    """One fused loop nest writing one buffer."""
+    """One fused loop nest writing one buffer.
 
-    n_out: int
-    n_red: int
-    reduce: Optional[Op]          # None for elementwise kernels; SUM for matmul
-    body: tuple                   # instructions, see ``_BodyBuilder``
-    loads: tuple                  # Access per load instruction
-    value: int                    # body index of the value stored / accumulated
-    store: Access
-    out_dtype: ScalarType
-    iter_axes: tuple              # (node index, axis) giving each iteration size
-    meta_base: int                # first slot of this kernel in the meta array
-    scan: bool = False            # store the running reduction at every step
-    matmul: bool = False          # a contraction: emitted as a cache-blocked i-k-j loop nest
+    ``reduce``: None for elementwise kernels, SUM for matmul; ``body``: instructions,
+    see ``_BodyBuilder``; ``loads``: an Access per load instruction; ``value``: the body
+    index of the value stored or accumulated; ``iter_axes``: (node index, axis) giving
+    each iteration size; ``meta_base``: the kernel's first slot in the meta array;
+    ``scan``: store the running reduction at every step; ``matmul``: a contraction,
+    emitted as a cache-blocked i-k-j loop nest."""
+
+    __slots__ = ("n_out", "n_red", "reduce", "body", "loads", "value", "store", "out_dtype",
+                 "iter_axes", "meta_base", "scan", "matmul")
+
+    def __init__(self, n_out: int, n_red: int, reduce: Optional[Op], body: tuple,
+                 loads: tuple, value: int, store: Access, out_dtype: ScalarType,
+                 iter_axes: tuple, meta_base: int, scan: bool = False,
+                 matmul: bool = False) -> None:
+        self.n_out, self.n_red, self.reduce, self.body = n_out, n_red, reduce, body
+        self.loads, self.value, self.store, self.out_dtype = loads, value, store, out_dtype
+        self.iter_axes, self.meta_base, self.scan, self.matmul = iter_axes, meta_base, scan, matmul
+
+    def replace(self, **changes) -> "Kernel":
+        """A copy with ``changes`` (field name -> value)."""
+        fields = {name: getattr(self, name) for name in Kernel.__slots__}
+        fields.update(changes)
+        return Kernel(**fields)
+
+    def __repr__(self) -> str:
+        return (f"Kernel(n_out={self.n_out}, n_red={self.n_red}, reduce={self.reduce}, "
+                f"body={self.body}, loads={self.loads}, value={self.value}, "
+                f"store={self.store}, out_dtype={self.out_dtype})")
 
     @property
     def meta_size(self) -> int:
@@ -81,30 +102,34 @@ class Kernel:
                 self.out_dtype.name, self.meta_base)
 
 
-@dataclass(frozen=True)
 class ExternalStep:
-    """A call of an External on input buffers, writing one output buffer."""
+    """A call of an External on input buffers (slots), writing one output buffer (slot)."""
 
-    fn: External
-    inputs: tuple                 # buffer slots
-    out: int                      # buffer slot
+    __slots__ = ("fn", "inputs", "out")
+
+    def __init__(self, fn: External, inputs: tuple, out: int) -> None:
+        self.fn, self.inputs, self.out = fn, inputs, out
 
 
-@dataclass
 class Schedule:
     """Kernels and external steps in execution order, plus the program's buffer
     and scalar slots.  ``stages`` groups them: ``("native", [kernel numbers])``
-    runs one compiled entry function, ``("external", ExternalStep)`` one call."""
+    runs one compiled entry function, ``("external", ExternalStep)`` one call.
+    ``buffers``: node index per buffer slot (``buffers[:n_inputs]`` are leaves, bound
+    values); ``buffer_dtypes``: ScalarType per slot; ``scalars``: node index per
+    scalar slot; ``outputs``: buffer slot per program output; ``materialized``: the
+    nodes given a buffer.  (A ``__dict__`` of its own holds digests computed once.)"""
 
-    kernels: list
-    stages: list
-    buffers: list                 # node index per buffer slot
-    buffer_dtypes: list           # ScalarType per buffer slot
-    n_inputs: int                 # buffers[:n_inputs] are leaves (bound values)
-    scalars: list                 # node index per scalar slot
-    outputs: list                 # buffer slot per program output
-    meta_size: int
-    materialized: frozenset = field(default_factory=frozenset)
+    def __init__(self, kernels: list, stages: list, buffers: list, buffer_dtypes: list,
+                 n_inputs: int, scalars: list, outputs: list, meta_size: int,
+                 materialized: frozenset = frozenset()) -> None:
+        self.kernels, self.stages, self.buffers = kernels, stages, buffers
+        self.buffer_dtypes, self.n_inputs, self.scalars = buffer_dtypes, n_inputs, scalars
+        self.outputs, self.meta_size, self.materialized = outputs, meta_size, materialized
+
+    def __repr__(self) -> str:
+        return (f"Schedule({len(self.kernels)} kernels, {len(self.buffers)} buffers, "
+                f"{len(self.scalars)} scalars, outputs {self.outputs})")
 
     def signature(self) -> tuple:
         """Key of the native code: equal signatures share one compiled program."""

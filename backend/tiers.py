@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from dataclasses import dataclass
 
 from . import abi, bytecode, library, native
 from .schedule import Schedule
@@ -48,12 +47,14 @@ def policy() -> str:
     return mode
 
 
-@dataclass
 class Stats:
-    kernel_hits: int = 0        # kernels found compiled (in memory or on disk) when wanted
-    kernel_misses: int = 0      # kernels that had to be compiled
-    installs: int = 0           # compiled kernels installed into program code
-    retired_runs: tuple = (0, 0)  # kernel runs (interpreted, compiled) of programs gone
+    """Kernels found compiled (in memory or on disk) when wanted, kernels that had to be
+    compiled, compiled kernels installed into program code, and the kernel runs
+    (interpreted, compiled) of programs gone."""
+
+    def __init__(self) -> None:
+        self.kernel_hits = self.kernel_misses = self.installs = 0
+        self.retired_runs = (0, 0)
 
 
 STATS = Stats()

@@ -94,8 +94,9 @@ from ._program import (CacheInfo, JitFunction, Prepared, Program, compile, compi
 from ._graphviz import render, to_dot
 from . import _diagnostics  # the compile log (LAZYARRAY_LOG=compile, logger "lazyarray")
 
-# extensions (lazyarray.linalg, lazyarray.fft)
-from . import fft, linalg
+# extensions (lazyarray.linalg, lazyarray.fft): imported on first use (``__getattr__``
+# below), which keeps numpy.fft and their definitions out of the import
+_EXTENSIONS = ("fft", "linalg")
 
 from ._array_object import _install_operators
 
@@ -150,3 +151,14 @@ __all__ += ["fft", "linalg"]
 from .backend import library as _library  # noqa: E402
 
 _library.preload()  # building blocks from the disk cache, on a background thread
+
+
+def __getattr__(name: str):
+    if name in _EXTENSIONS:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")  # binds it here as well
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_EXTENSIONS))

@@ -8,7 +8,6 @@ with floating point) raises TypeError, as in array-api-strict.
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
 from typing import Union
 
 import numpy as np
@@ -105,26 +104,43 @@ def from_numpy(dt: np.dtype) -> DType:
     return t
 
 
-@dataclass(frozen=True)
-class finfo_object:
+class _Info:
+    """A frozen record of a dtype's limits: fields by name, equal when the fields are.
+    (Plain classes: a dataclass costs 0.2-0.5 ms of the import each.)"""
+
+    __slots__ = ()
+
+    def __init__(self, *values) -> None:
+        for name, v in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, v)
+
+    def __setattr__(self, name, value) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, n) for n in self.__slots__)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other._fields() == self._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({inner})"
+
+
+class finfo_object(_Info):
     """Machine limits of a floating-point dtype (the standard's ``finfo`` fields)."""
 
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: DType
+    __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
 
 
-@dataclass(frozen=True)
-class iinfo_object:
+class iinfo_object(_Info):
     """Machine limits of an integer dtype (the standard's ``iinfo`` fields)."""
 
-    bits: int
-    max: int
-    min: int
-    dtype: DType
+    __slots__ = ("bits", "max", "min", "dtype")
 
 
 def _dtype_of(x) -> DType:

@@ -11,7 +11,6 @@ Placeholders come before the ``;``, captured constants after it.
 from __future__ import annotations
 
 import itertools
-import string
 
 from .backend.ir import REDUCE, Op
 
@@ -34,7 +33,7 @@ def _typed(name: str, n) -> str:
 
 def _names(taken: set):
     for k in itertools.count(1):
-        for letters in itertools.product(string.ascii_lowercase, repeat=k):
+        for letters in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=k):
             s = "".join(letters)
             if s not in taken:
                 yield s
