@@ -271,7 +271,7 @@ class ProgramCache:
         with self.lock:
             sched = self.schedules.get(gkey)
         if sched is None:
-            sched = schedule(nodes, list(outputs))
+            sched = schedule(nodes, list(outputs), gkey[0])
             with self.lock:
                 self.schedules.put(gkey, sched)
         return sched

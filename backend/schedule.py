@@ -147,10 +147,12 @@ class Schedule:
         return name
 
 
-def schedule(nodes: list, outputs: list) -> Schedule:
+def schedule(nodes: list, outputs: list, key: tuple | None = None) -> Schedule:
     """Schedule the graph ``nodes`` (topological order) computing ``outputs``.
 
-    ``outputs`` are indices into ``nodes``.  The kernel roots (the nodes given
+    ``outputs`` are indices into ``nodes``; ``key``, the graph's structural key
+    (``cache.graph_key``), gives each computed node's sources by position, so pass 1
+    need not find them.  The kernel roots (the nodes given
     a buffer) are decided before any body is built, in two linear passes:
 
     1. forward (``_Graph``): the roots known from node kinds alone: outputs
@@ -191,7 +193,7 @@ def schedule(nodes: list, outputs: list) -> Schedule:
     Every kernel then has at most ``MAX_BODY`` instructions and ``MAX_LOADS``
     loads, unless a single gather reads more index arrays than that allows.
     """
-    g = _Graph(nodes, outputs)
+    g = _Graph(nodes, outputs, key)
     plan = _Planner(g)
     plan.run()
     builders = {r: [_BodyBuilder(g, plan, k).build() for k in ks]
@@ -216,7 +218,7 @@ class _Graph:
 
     __slots__ = ("nodes", "kinds", "srcs", "root", "costly")
 
-    def __init__(self, nodes: list, outputs: list) -> None:
+    def __init__(self, nodes: list, outputs: list, key: tuple | None = None) -> None:
         index: dict = {}  # nodes hash by identity, in C
         kinds: list = []
         srcs: list = []
@@ -224,15 +226,20 @@ class _Graph:
         root = bytearray(len(nodes))
         broadcasts = externals = False
         for j, n in enumerate(nodes):
-            index[n] = j
             op = n.op
             if n.value is not None or op in _LEAF_OPS:
                 kinds.append(_SCALAR if op is Op.SCALAR else _LEAF)
                 srcs.append(())  # an evaluated node's sources are not in the graph
+                if key is None:
+                    index[n] = j
                 continue
             kind = _KIND[op]
             kinds.append(kind)
-            srcs.append(tuple(map(position, n.srcs)))
+            if key is None:
+                index[n] = j
+                srcs.append(tuple(map(position, n.srcs)))
+            else:  # a computed node's key part ends with its sources' positions
+                srcs.append(key[j][4])
             if kind == _ROOT:
                 root[j] = 1
                 externals = externals or op is Op.EXTERNAL

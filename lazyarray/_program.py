@@ -21,7 +21,7 @@ from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
 from ._memory import check_allocation, check_allocation_once, check_shape
 from .backend import dispatch, ir, runtime
-from .backend.cache import PROGRAMS, keyed_walk, snapshot_of
+from .backend.cache import PROGRAMS, gc_paused, keyed_walk, snapshot_of
 from .backend.ir import Dim, Node, Op, sym, toposort
 
 ArrayOrArrays = Union[Array, Sequence[Array]]
@@ -90,6 +90,26 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
                 pending.append(n)
         elif n.op is Op.SCALAR and not isinstance(n.value, np.ndarray):
             n.value = np.asarray(n.value, dtype=n.dtype.np)
+    if pending:
+        # The collector waits while the graph is walked and planned and its program
+        # remembered (everything but the native run): each collection would traverse the
+        # whole live graph (a 10,000-op chain spent more time in collections than in
+        # planning).
+        with gc_paused():
+            runner, inputs, scal, nodes, values = _plan(pending, what)
+        if runner is not None:
+            outs = runner(inputs, scal)
+            with gc_paused():
+                if len(pending) == 1:
+                    _remember(pending[0], runner, nodes, values)
+                for n, v in zip(pending, outs):
+                    ir.evaluated(n, v)
+    return [a._node.value for a in arrays]
+
+
+def _plan(pending: list, what: str) -> tuple:
+    """(runner, inputs, packed scalars, walked nodes, their values) for the nodes of
+    ``pending`` still unevaluated (``pending`` is updated); runner None when none is."""
     while pending:
         # Another thread may evaluate part of this graph meanwhile: the walk reads each
         # node's value once and everything below (key, inputs, the graph copy a cache
@@ -97,25 +117,21 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
         nodes, values, keys, outputs, phs = keyed_walk(pending)
         for i in outputs:
             if values[i] is not None:  # evaluated meanwhile: walk again without it
-                pending = [n for n, j in zip(pending, outputs) if values[j] is None]
+                pending[:] = [n for n, j in zip(pending, outputs) if values[j] is None]
                 break
         else:
             break
-    if pending:
-        if phs:
-            raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
-        runner, made = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]), outputs,
-                                       keys, {})
-        check_allocation_once(runner.allocs, what)
-        sched = runner.schedule
-        inputs = list(map(values.__getitem__, sched.buffers[:sched.n_inputs]))
-        scal = runtime.pack_scalars(sched, nodes) if sched.scalars and not made else None
-        outs = runner(inputs, scal)
-        if len(pending) == 1:
-            _remember(pending[0], runner, nodes, values)
-        for n, v in zip(pending, outs):
-            ir.evaluated(n, v)
-    return [a._node.value for a in arrays]
+    if not pending:
+        return None, None, None, None, None
+    if phs:
+        raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
+    runner, made = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]), outputs,
+                                   keys, {})
+    check_allocation_once(runner.allocs, what)
+    sched = runner.schedule
+    inputs = list(map(values.__getitem__, sched.buffers[:sched.n_inputs]))
+    scal = runtime.pack_scalars(sched, nodes) if sched.scalars and not made else None
+    return runner, inputs, scal, nodes, values
 
 
 _MAX_FAST = 1024  # entries of PROGRAMS.by_signature: (run(leaves) -> value, the root's leaf id)
