@@ -81,19 +81,25 @@ def _walk_recursive(roots: list) -> tuple:
             placeholders)
 
 
+# Key parts hold only strings, ints and tuples of them (an op by its value, a dtype by
+# its name): the collector then stops tracking them, and a cached key costs nothing in
+# the full collections that a program making many structures triggers.
+#   input:  (0, dtype name, rank)       scalar: (1, dtype name)
+#   op:     (op value, dtype name, rank, parameter or None, source positions)
+
 def _leaf_part(node, v, binding: list, placeholders: list):
     """Key part of a node the walks do not descend into (a value, a scalar, a
     placeholder), recording its binding; None for a computed node without sources."""
     op = node.op
     if op is Op.DATA or (v is not None and op is not Op.SCALAR):
         binding.append(node.shape)
-        return (0, node.dtype, len(node.shape))
+        return (0, node.dtype.name, len(node.shape))
     if op is Op.SCALAR:
-        return (1, node.dtype)
+        return (1, node.dtype.name)
     if op is Op.PLACEHOLDER:
         binding.append(node.shape)
         placeholders.append(node)
-        return (0, node.dtype, len(node.shape))
+        return (0, node.dtype.name, len(node.shape))
     return None
 
 
@@ -102,7 +108,8 @@ def _op_part(node, positions: tuple, binding: list) -> tuple:
     op = node.op
     if op in _ARG_IN_BINDING:
         binding.append((node.arg, node.shape))
-    return (op, node.dtype, len(node.shape), node.arg if op in _ARG_IN_KEY else None, positions)
+    return (op.value, node.dtype.name, len(node.shape), node.arg if op in _ARG_IN_KEY else None,
+            positions)
 
 
 def _visit(node, depth: int, index: dict, nodes: list, values: list, parts: list,

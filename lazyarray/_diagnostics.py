@@ -116,7 +116,7 @@ def _skeleton(entry: tuple) -> tuple:
 
 
 def _kind(entry: tuple) -> str:
-    if isinstance(entry[0], Op):
+    if isinstance(entry[0], str):  # an op's value (see backend/cache.py's key parts)
         return "op"
     return "input" if entry[0] == 0 else "scalar"
 
@@ -126,18 +126,18 @@ def _entry_difference(i: int, x: tuple, y: tuple, inputs: int, scalars: int) -> 
     if kx != ky:
         return f"node {i}: {_describe(x)} vs {_describe(y)} before"
     if kx == "input":  # (0, dtype, rank)
-        what = "dtype" if x[1] is not y[1] else "rank"
+        what = "dtype" if x[1] != y[1] else "rank"
         k = 1 if what == "dtype" else 2
         return f"input {inputs}: {what} {x[k]} vs {y[k]} before"
     if kx == "scalar":  # (1, dtype)
         return f"scalar {scalars}: dtype {x[1]} vs {y[1]} before"
     op, dtype, rank, arg, srcs = x
-    if op is not y[0]:
-        return f"node {i}: op {op.value} vs {y[0].value} before"
-    label = f"node {i} ({op.value})"
+    if op != y[0]:
+        return f"node {i}: op {op} vs {y[0]} before"
+    label = f"node {i} ({op})"
     if arg != y[3]:  # before dtype and rank: new reduction axes change the rank too
-        return f"{label}: {_arg_difference(op, arg, y[3])}"
-    if dtype is not y[1]:
+        return f"{label}: {_arg_difference(Op(op), arg, y[3])}"
+    if dtype != y[1]:
         return f"{label}: dtype {dtype} vs {y[1]} before"
     if rank != y[2]:
         return f"{label}: rank {rank} vs {y[2]} before"
@@ -165,7 +165,7 @@ def _describe(entry: tuple) -> str:
         return f"an input ({entry[1]}, rank {entry[2]})"
     if kind == "scalar":
         return f"a scalar ({entry[1]})"
-    return f"op {entry[0].value}"
+    return f"op {entry[0]}"
 
 
 def _nodes(indices: tuple) -> str:
