@@ -125,6 +125,7 @@ class Store:
         self._flushing = 0      # threads in flush(): background work need not wait
         self._later = threads.SerialWorker("lazyarray-later", at_exit="stop")
         self._later_pending = 0  # calls given to ``later`` and not finished
+        self._later_atexit = False
 
     # -- looking up
     def get(self, unit: Unit, wait: bool = True, priority: int = URGENT,
@@ -338,6 +339,10 @@ class Store:
                 with self.lock:
                     self._later_pending -= 1
         self._later.submit(call)
+        if not self._later_atexit:  # after the worker's own hook, so it runs first (LIFO):
+            self._later_atexit = True  # queued calls see the exit before the worker is joined
+            import atexit
+            atexit.register(self.stop)
 
     def flush(self, timeout: float = 600.0) -> None:
         """Wait until nothing is queued or compiling in the background."""
