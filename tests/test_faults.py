@@ -1,0 +1,89 @@
+"""Fault injection (issue 15): each case a user's program can meet, run as a test.
+
+Cases that involve a signal, a stopped process or a fork run in a subprocess with a
+timeout, so a hang fails the test instead of hanging the suite.
+"""
+import math
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+
+TIMEOUT = 120  # seconds for any subprocess: a hang is a failure
+
+
+def run_script(script: str, tmp_path, **env) -> subprocess.CompletedProcess:
+    """Run ``script`` in a fresh interpreter with its own disk cache folder."""
+    full_env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path / "cache"), **env)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=full_env, timeout=TIMEOUT)
+
+
+# ------------------------------------------------ item 6: jit static arguments
+
+def _tagged(v, k):
+    """A function whose result shows which static argument its trace saw."""
+    if isinstance(k, bool):
+        return v + 100.0
+    if isinstance(k, float):
+        if math.isnan(k):
+            return v * 0.0 + 7.0
+        return v + 10.0 * math.copysign(1.0, k) + k
+    return v + float(k)
+
+
+@pytest.mark.parametrize("first, second", [(1, 1.0), (1.0, 1), (1, True), (True, 1),
+                                           (0.0, -0.0), (-0.0, 0.0), ((1, 2), (1.0, 2))])
+def test_jit_static_arguments_are_keyed_by_type_and_value(first, second):
+    f = lambda v, k: _tagged(v, k[0] if isinstance(k, tuple) else k)  # noqa: E731
+    jf = xp.jit(f)
+    v = np.zeros(3)
+    for k in (first, second, first):
+        want = np.asarray(f(xp.asarray(v), k))
+        np.testing.assert_array_equal(np.asarray(jf(v, k)), want)
+    assert jf.trace_count == 2
+
+
+def test_jit_a_nan_static_argument_is_traced_once():
+    jf = xp.jit(_tagged)
+    for _ in range(5):
+        np.testing.assert_array_equal(np.asarray(jf(np.zeros(2), float("nan"))), [7.0, 7.0])
+    assert jf.trace_count == 1
+
+
+def test_jit_an_unhashable_static_argument_is_a_type_error():
+    jf = xp.jit(lambda v, k: v * 2.0)
+    with pytest.raises(TypeError, match="static argument 1 \\('k'\\).*hashable"):
+        jf(np.zeros(2), [1, 2])
+
+
+def test_jit_cache_is_bounded_and_warns_on_retracing_every_call():
+    JitFunction = xp.JitFunction
+    jf = xp.jit(lambda v, k: v * k)
+    v = np.ones(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(JitFunction.MAX_TRACES + 20):
+            assert float(jf(v, 0.5 + i)[0]) == 0.5 + i
+    assert jf.cache_size == JitFunction.MAX_TRACES
+    assert jf.trace_count == JitFunction.MAX_TRACES + 20
+    retrace = [w for w in caught if "traced again on each of the last" in str(w.message)]
+    assert len(retrace) == 1, [str(w.message) for w in caught]  # once, not every call
+    assert retrace[0].filename == __file__  # points at the caller
+    # the most recently used entries stay: the last signature is a hit
+    jf(v, 0.5 + JitFunction.MAX_TRACES + 19)
+    assert jf.trace_count == JitFunction.MAX_TRACES + 20
+
+
+def test_jit_a_stable_signature_does_not_warn():
+    jf = xp.jit(lambda v: v + 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for n in range(1, 12):  # a few new shapes, each then reused
+            jf(np.ones(n))
+            jf(np.ones(n))
