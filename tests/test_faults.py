@@ -87,3 +87,38 @@ def test_jit_a_stable_signature_does_not_warn():
         for n in range(1, 12):  # a few new shapes, each then reused
             jf(np.ones(n))
             jf(np.ones(n))
+
+
+# ------------------------------------------------ item 8: huge slice steps and starts
+
+HUGE_SLICES = [np.s_[5::2**62], np.s_[:0:2**63], np.s_[-2**63::-2**62], np.s_[1::2**62],
+               np.s_[::-2**63], np.s_[2**70:], np.s_[-2**70:2**70:3], np.s_[2:-2**64:-2**63],
+               np.s_[-2**63:2**63 - 1:2**63 - 1], np.s_[::2**64]]
+
+
+@pytest.mark.parametrize("key", HUGE_SLICES, ids=repr)
+def test_huge_slice_steps_and_starts_give_numpy_results(key):
+    a = np.arange(24.0).reshape(4, 6)
+    want = a[key]
+    view = xp.asarray(a)[key]
+    assert view.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(view), want)
+    np.testing.assert_array_equal(np.asarray(xp.asarray(a)[:, key]), a[:, key])
+    np.testing.assert_array_equal(np.asarray(view @ xp.asarray(np.ones((6, 2)))),
+                                  want @ np.ones((6, 2)))
+    np.testing.assert_array_equal(np.asarray(xp.take(view, xp.asarray([0, 5]), axis=1)),
+                                  np.take(want, [0, 5], axis=1))
+    np.testing.assert_array_equal(np.asarray(xp.sum(view * 2.0, axis=0)), np.sum(want * 2.0, axis=0))
+    b, written = xp.asarray(a), a.copy()
+    b[key] = -1.0
+    written[key] = -1.0
+    np.testing.assert_array_equal(np.asarray(b), written)
+
+
+@pytest.mark.parametrize("key", HUGE_SLICES, ids=repr)
+def test_huge_slices_of_a_symbolic_size(key):
+    x = xp.placeholder(("n", 6), xp.float64, name="x")
+    prog = xp.compile(xp.sum(x[key], axis=1), inputs=[x])
+    for n in (4, 7):
+        a = np.arange(n * 6.0).reshape(n, 6)
+        np.testing.assert_array_equal(np.asarray(prog(a)), np.sum(a[key], axis=1))
