@@ -5,6 +5,7 @@ timeout, so a hang fails the test instead of hanging the suite.
 """
 import math
 import os
+import signal
 import subprocess
 import sys
 import warnings
@@ -122,3 +123,128 @@ def test_huge_slices_of_a_symbolic_size(key):
     for n in (4, 7):
         a = np.arange(n * 6.0).reshape(n, 6)
         np.testing.assert_array_equal(np.asarray(prog(a)), np.sum(a[key], axis=1))
+
+
+# ------------------------------------------------ items 1 and 5: the compile helper process
+
+HELPER_PRELUDE = """
+import os, signal, sys, threading, time
+import numpy as np, lazyarray as xp
+from lazyarray.backend import worker
+pool = worker.pool()
+t0 = time.monotonic()
+while pool._ready_worker() is None:
+    if time.monotonic() - t0 > 60:
+        sys.exit("no compile helper")
+    time.sleep(0.01)
+first = pool.current
+main = threading.main_thread().ident
+
+def when_main_reads_the_helper(act):
+    # act() once the main thread waits in the middle of a reply from the helper
+    def watch():
+        while True:
+            f = sys._current_frames().get(main)
+            while f is not None:
+                if f.f_code.co_name == "_read" and f.f_code.co_filename.endswith("worker.py"):
+                    act()
+                    return
+                f = f.f_back
+            time.sleep(0.0002)
+    threading.Thread(target=watch, daemon=True).start()
+
+a = np.linspace(0, 1, 1000)
+x = xp.placeholder((1000,), xp.float64, name="x")
+
+def chain(m, k):
+    y = x if m is xp else a
+    for i in range(k):
+        y = m.sin(y) * 1.5 + m.cos(y) - float(i)
+    return y
+
+def check(k):  # a new structure each k, compiled before prepare() returns
+    got = float(xp.compile(xp.sum(chain(xp, k)), inputs=[x]).prepare(a)(a))
+    want = float(np.sum(chain(np, k)))
+    return abs(got - want) <= 1e-9 * abs(want)
+"""
+
+SIGINT_IN_A_COMPILE = HELPER_PRELUDE + """
+when_main_reads_the_helper(lambda: os.kill(os.getpid(), signal.SIGINT))
+for k in range(20, 60):  # until the interrupt lands in a compile the helper serves
+    try:
+        check(k)
+    except KeyboardInterrupt:
+        break
+else:
+    sys.exit("never interrupted")
+print("interrupted; helper dead:", first.proc.poll() is not None)
+right = sum(check(k) for k in range(1, 11))
+t0 = time.monotonic()
+while pool._ready_worker() is None and time.monotonic() - t0 < 60:
+    time.sleep(0.01)
+fresh = pool.current
+before = fresh.compiles if fresh is not None else -1
+right += check(11)
+print("right", right, "of 11; failures", pool.failures, "; fresh helper",
+      fresh is not None and fresh is not first, "compiled", fresh is not None and fresh.compiles > before)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or sys.platform == "win32",
+                    reason="needs POSIX signals")
+def test_an_interrupt_during_a_helper_compile_leaves_later_compiles_right(tmp_path):
+    out = run_script(SIGINT_IN_A_COMPILE, tmp_path, LAZYARRAY_PREBUILD="0")
+    assert out.returncode == 0, out.stderr
+    assert "Exception ignored" not in out.stderr, out.stderr  # nothing half-made is left
+    lines = out.stdout.splitlines()
+    assert lines[0] == "interrupted; helper dead: True"  # killed at once: its reply is stale
+    assert lines[1] == "right 11 of 11; failures 0 ; fresh helper True compiled True", out.stdout
+
+
+STOPPED_HELPER = HELPER_PRELUDE + """
+print("helper", first.proc.pid, flush=True)  # the test kills it if this run hangs
+stopped = threading.Event()
+def stop():
+    os.kill(first.proc.pid, signal.SIGSTOP)
+    stopped.set()
+when_main_reads_the_helper(stop)
+right = 0
+for k in range(20, 60):
+    t0 = time.monotonic()
+    right += check(k)
+    if stopped.is_set():
+        break
+else:
+    sys.exit("never stopped")
+waited = time.monotonic() - t0
+print("waited", waited < 30, "helper dead", first.proc.poll() is not None)
+right += sum(check(k) for k in range(1, 6))
+print("right", right, "of 6; failures", pool.failures)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="needs SIGSTOP")
+def test_a_stopped_helper_is_abandoned_and_the_compile_done_here(tmp_path):
+    try:
+        out = run_script(STOPPED_HELPER, tmp_path, LAZYARRAY_PREBUILD="0",
+                         LAZYARRAY_COMPILE_TIMEOUT="2")
+    except subprocess.TimeoutExpired as e:  # the parent hung on the stopped helper
+        for line in (e.stdout or b"").decode().splitlines():
+            if line.startswith("helper "):
+                os.kill(int(line.split()[1]), signal.SIGKILL)
+        raise
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1:] == ["waited True helper dead True", "right 6 of 6; failures 1"], out.stdout
+
+
+def test_the_compile_timeout_must_be_a_positive_number(monkeypatch):
+    from lazyarray.backend import worker
+    for bad in ("soon", "0", "-3", "nan"):
+        monkeypatch.setenv("LAZYARRAY_COMPILE_TIMEOUT", bad)
+        with pytest.raises(ValueError, match="LAZYARRAY_COMPILE_TIMEOUT must be a positive"):
+            worker.compile_timeout()
+    monkeypatch.setenv("LAZYARRAY_COMPILE_TIMEOUT", "2.5")
+    assert worker.compile_timeout() == 2.5
+    monkeypatch.delenv("LAZYARRAY_COMPILE_TIMEOUT")
+    assert worker.compile_timeout() == worker.DEFAULT_TIMEOUT
