@@ -248,3 +248,38 @@ def test_the_compile_timeout_must_be_a_positive_number(monkeypatch):
     assert worker.compile_timeout() == 2.5
     monkeypatch.delenv("LAZYARRAY_COMPILE_TIMEOUT")
     assert worker.compile_timeout() == worker.DEFAULT_TIMEOUT
+
+
+# ------------------------------------------------ item 10: the disk cache reads regular files only
+
+DISK_PROGRAM = """
+import numpy as np, lazyarray as xp
+from lazyarray.backend import native
+x = xp.asarray(np.linspace(0, 2, 1000))
+print(float(xp.sum(xp.sin(x) * x ** 2)), xp.compile_cache_info().disk_hits)
+native.flush()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("kind", ["fifo", "symlink to a fifo", "directory", "/dev/zero"])
+def test_the_disk_cache_reads_regular_files_only(tmp_path, kind):
+    first = run_script(DISK_PROGRAM, tmp_path, LAZYARRAY_PREBUILD="0")
+    assert first.returncode == 0, first.stderr
+    entries = sorted((tmp_path / "cache").rglob("*.o"))
+    assert entries
+    for i, f in enumerate(entries):  # a reader that opened these would block (or never end)
+        f.unlink()
+        if kind == "fifo":
+            os.mkfifo(f)
+        elif kind == "symlink to a fifo":
+            os.mkfifo(tmp_path / f"fifo{i}")
+            f.symlink_to(tmp_path / f"fifo{i}")
+        elif kind == "directory":
+            f.mkdir()
+        else:
+            f.symlink_to("/dev/zero")
+    again = run_script(DISK_PROGRAM, tmp_path, LAZYARRAY_PREBUILD="0")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.split()[0] == first.stdout.split()[0]
+    assert again.stdout.split()[1] == "0"  # nothing loaded from them: all compiled again
