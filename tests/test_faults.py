@@ -3,6 +3,7 @@
 Cases that involve a signal, a stopped process or a fork run in a subprocess with a
 timeout, so a hang fails the test instead of hanging the suite.
 """
+import json
 import math
 import os
 import signal
@@ -109,7 +110,8 @@ def test_huge_slice_steps_and_starts_give_numpy_results(key):
                                   want @ np.ones((6, 2)))
     np.testing.assert_array_equal(np.asarray(xp.take(view, xp.asarray([0, 5]), axis=1)),
                                   np.take(want, [0, 5], axis=1))
-    np.testing.assert_array_equal(np.asarray(xp.sum(view * 2.0, axis=0)), np.sum(want * 2.0, axis=0))
+    np.testing.assert_array_equal(np.asarray(xp.sum(view * 2.0, axis=0)),
+                                  np.sum(want * 2.0, axis=0))
     b, written = xp.asarray(a), a.copy()
     b[key] = -1.0
     written[key] = -1.0
@@ -186,7 +188,8 @@ fresh = pool.current
 before = fresh.compiles if fresh is not None else -1
 right += check(11)
 print("right", right, "of 11; failures", pool.failures, "; fresh helper",
-      fresh is not None and fresh is not first, "compiled", fresh is not None and fresh.compiles > before)
+      fresh is not None and fresh is not first,
+      "compiled", fresh is not None and fresh.compiles > before)
 """
 
 
@@ -283,3 +286,82 @@ def test_the_disk_cache_reads_regular_files_only(tmp_path, kind):
     assert again.returncode == 0, again.stderr
     assert again.stdout.split()[0] == first.stdout.split()[0]
     assert again.stdout.split()[1] == "0"  # nothing loaded from them: all compiled again
+
+
+# ------------------------------------------------ item 3: float sums over strided views
+
+SUMS = """
+import json, math, numpy as np, lazyarray as xp
+from lazyarray.backend import tiers
+out = {}
+ones = xp.asarray(np.ones(10**8, np.float32))
+out["ones"] = float(xp.sum(ones))
+out["ones[::2]"] = float(xp.sum(ones[::2]))
+out["ones[::-1]"] = float(xp.sum(ones[::-1]))
+out["vecdot"] = float(xp.vecdot(ones[1::2], ones[::2]))
+del ones
+m = xp.asarray(np.ones((6000, 6000), np.float32))
+out["mean"] = float(xp.mean(m[:, ::2]))
+out["std"] = float(xp.std(m[::2, ::3] * 0.1))
+del m
+rng = np.random.default_rng(15)
+x = rng.random(10**8, dtype=np.float32)
+xs = xp.asarray(x)
+for name, view, want in (("f32", xs, x), ("f32[::2]", xs[::2], x[::2]),
+                         ("f32[::-3]", xs[::-3], x[::-3])):
+    exact = math.fsum(want.astype(np.float64))
+    out[name] = (abs(float(xp.sum(view)) - exact) / exact, want.size)
+y = rng.random(2 * 10**7)
+ys = xp.asarray(y)
+for name, view, want in (("f64[::2]", ys[::2], y[::2]), ("f64[::-1]", ys[::-1], y[::-1])):
+    exact = math.fsum(want)
+    out[name] = (abs(float(xp.sum(view)) - exact) / exact, want.size)
+out["runs"] = tiers.kernel_runs()
+print(json.dumps(out))
+"""
+
+
+def _bound(tier: str, n: int, eps: float, itemsize: int) -> float:
+    """The relative error bound of a sum of n non-negative numbers: (longest chain of
+    additions + depth of the pairwise tree + 2) units of ``eps``. Compiled kernels add
+    blocks of ``STRIDED`` elements at the most in one chain (backend/pairwise.py); the
+    interpreter adds n / L in each of its L lanes, then merges the lanes pairwise."""
+    from lazyarray.backend.bytecode import REG_BYTES
+    from lazyarray.backend.pairwise import STRIDED
+    lanes = REG_BYTES // itemsize
+    chain = STRIDED if tier == "compile" else math.ceil(n / lanes)
+    return (chain + math.log2(n) + 2) * eps
+
+
+@pytest.mark.parametrize("tier, threads", [("interpret", "1"), ("compile", "1"), ("compile", "")])
+def test_float_sums_of_strided_views_against_exact_references(tmp_path, tier, threads):
+    """sum(ones(10**8, float32)[::2]) stalled at 2**24 in compiled kernels (16,777,216
+    with one thread, 33,554,432 with two), the interpreter's ones(10**8) gave 99,999,832
+    with one thread; random data at 1e8 elements against math.fsum, within the bound
+    each tier's summation order guarantees."""
+    out = run_script(SUMS, tmp_path, LAZYARRAY_TIER=tier, LAZYARRAY_NUM_THREADS=threads)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got["ones"] == 1e8 and got["ones[::2]"] == 5e7 and got["ones[::-1]"] == 1e8
+    assert got["vecdot"] == 5e7
+    # the std of a constant is the error of its mean (at most the bound times 0.1)
+    assert got["mean"] == 1.0 and got["std"] < _bound(tier, 12 * 10**6, 2.0**-24, 4) * 0.1, got
+    for name in ("f32", "f32[::2]", "f32[::-3]"):
+        rel, n = got[name]
+        assert rel <= _bound(tier, n, 2.0**-24, 4), (name, rel)
+        assert rel <= 1e-6, (name, rel)  # what it gives in practice (numpy: ~1e-7)
+    for name in ("f64[::2]", "f64[::-1]"):
+        rel, n = got[name]
+        assert rel <= min(_bound(tier, n, 2.0**-53, 8), 1e-14), (name, rel)
+    interpreted, compiled = got["runs"]
+    assert (compiled > 0) if tier == "compile" else (interpreted > 0 and compiled == 0)
+
+
+def test_compiled_complex64_sums_of_strided_views_are_pairwise(monkeypatch):
+    monkeypatch.setenv("LAZYARRAY_NUM_THREADS", "1")  # one chain: no chunks to split it
+    z = np.full(2**25 + 4, 1 + 2j, np.complex64)
+    x = xp.placeholder(("n",), xp.complex64, name="z")
+    prog = xp.compile(xp.sum(x[::2]), inputs=[x]).prepare(z)  # compiled before it returns
+    assert prog._program.compiled
+    assert complex(prog(z)) == (2**24 + 2) * (1 + 2j)  # in order: stuck at 2**24 = 16777216
+    assert complex(xp.compile(xp.mean(x[::-2]), inputs=[x]).prepare(z)(z)) == 1 + 2j
