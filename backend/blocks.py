@@ -28,7 +28,7 @@ copy size          ``f(out, src, stride, n)``: ``out[i] = src[i * stride]``
 put size           ``f(dst, stride, src, n)``: ``dst[i * stride] = src[i]``
 init op dt         ``f(acc, n)``: every lane the reduction's identity
 acc op dt          ``f(acc, v, n)``: ``acc[i] = combine(acc[i], v[i])``
-hred op dt         ``f(out, acc, n)``: ``out[0] = combine over acc[0:n]``
+hred op dt         ``f(out, acc, n)``: ``out[0] = combine over acc[0:n]`` (float sums pairwise)
 fold op dt         ``f(state, v, n)``: ``state[0] = combine(state[0], v[i])`` in order
 mean dt            ``f(acc, count, n)``: ``acc[i] /= count``
 argx op dt         ``f(best, at, v, n, k)``: per element, ``k`` the reduced index
@@ -49,6 +49,7 @@ from llvmlite import ir
 from . import codegen as cg
 from .bytecode import prim_symbol as symbol
 from .ir import SCALAR_TYPES, UNARY, Op, ScalarType
+from .pairwise import PairwiseSum
 
 
 I1, I8, I32, I64 = cg.I1, cg.I8, cg.I32, cg.I64
@@ -197,10 +198,20 @@ def _emit_hred(mb, key) -> None:
     fn, b = _function(mb, key, [PTR, PTR, I64])
     out, acc, n = fn.args
     init = cg._reduce_init(op, dt, _value_type(dt))
+    if op in (Op.SUM, Op.MEAN) and dt.kind in "fc":  # the lanes' sums merged pairwise
+        tree = PairwiseSum(b, _value_type(dt), init,
+                           lambda bb, x, y: cg._combine(mb, bb, op, dt, x, y, exact=True))
+        tree.reset(b, ir.Constant(I64, 1))
 
-    def body(bb, i, carried):
-        return [cg._combine(mb, bb, op, dt, carried[0], _load(bb, acc, i, dt))]
-    total = _loop(b, n, body, [init])[0]
+        def push(bb, i, _):
+            tree.push(bb, _load(bb, acc, i, dt))
+            return []
+        _loop(b, n, push)
+        total = tree.total(b)
+    else:
+        def body(bb, i, carried):
+            return [cg._combine(mb, bb, op, dt, carried[0], _load(bb, acc, i, dt))]
+        total = _loop(b, n, body, [init])[0]
     _store(b, out, ir.Constant(I64, 0), dt, total)
     b.ret_void()
 

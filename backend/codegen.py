@@ -20,6 +20,7 @@ from . import abi
 from . import complexmath as cm
 from .ir import ARG_REDUCE, SCALAR_TYPES, Op, ScalarType
 from .bytecode import kernel_slots
+from .pairwise import CONTIGUOUS, STRIDED, PairwiseSum
 from .schedule import SCALAR_SLOT, Kernel
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -168,6 +169,8 @@ class KernelBuilder:
                                   for i in range(len(a.dyn))])
             pos += 2 * len(a.dyn)
         self.store_meta = [self._meta(b, pos + i) for i in range(r + 1)]
+        self.pairwise = self._pairwise_sum(b)
+        self.pairwise_block = self._pairwise_block(b) if self.pairwise is not None else None
         offs = [m[0] for m in self.acc_meta]
         self._outer(b, 0, offs, self.store_meta[0])
         b.ret_void()
@@ -201,6 +204,20 @@ class KernelBuilder:
         handed in by whoever builds the kernel)."""
         self.emit_matmul(self, b, offs, soff)
 
+    def _pairwise_sum(self, entry) -> PairwiseSum | None:
+        """The state of a pairwise sum for float and complex sums and means (their
+        error then does not grow with the element count, backend/pairwise.py); None
+        for other reductions (exact, or no better in another order) and scans."""
+        k = self.k
+        if k.reduce not in (Op.SUM, Op.MEAN) or k.scan or k.matmul or not k.n_red:
+            return None
+        vdt = self._value_dtype()
+        if vdt.kind not in "fc":
+            return None
+        ty = reg_type(vdt)
+        return PairwiseSum(entry, ty, _reduce_init(k.reduce, vdt, ty),
+                           lambda b, x, y: _combine(self.mb, b, k.reduce, vdt, x, y, exact=True))
+
     def _load_out(self, b, off):
         dt = self.k.out_dtype
         p = b.gep(self._buf(self.k.store.buf), [off], source_etype=mem_type(dt))
@@ -215,7 +232,10 @@ class KernelBuilder:
             self._store(b, soff, self._red_loops(b, k.n_out, offs, init, soff)[1])
             return
         init = _reduce_init(k.reduce, vdt, reg_type(vdt))
-        acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
+        if self.pairwise is not None:
+            acc = self._sum_pairwise(b, offs, soff, init)
+        else:
+            acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
         if k.scan:
             return  # every step was stored
         if k.reduce is Op.MEAN:
@@ -249,6 +269,64 @@ class KernelBuilder:
             return self._red_loops(bb, axis + 1, noffs, carried, nsoff, i)
 
         return _for(b, self.sizes[axis], list(acc), step)
+
+    def _pairwise_block(self, entry):
+        """(block length, whether every sum fits in one block), computed once per call:
+        the longer blocks when every load is contiguous or broadcast along the last
+        reduced axis (LLVM vectorises them), else the strided length."""
+        k = self.k
+        last = k.n_out + k.n_red - 1
+        count = ir.Constant(I64, 1)
+        for s in self.sizes[k.n_out:]:
+            count = entry.mul(count, s)
+        block = ir.Constant(I64, STRIDED)
+        if self._value_dtype().kind == "f" and not any(i[0] == "gather" for i in k.body):
+            flat = ir.Constant(I1, 1)
+            for m in self.acc_meta:
+                flat = entry.and_(flat, entry.icmp_unsigned("<=", m[1 + last], ir.Constant(I64, 1)))
+            block = entry.select(flat, ir.Constant(I64, CONTIGUOUS), block)
+        return block, entry.icmp_signed("<=", count, block)
+
+    def _sum_pairwise(self, b, offs, soff, init):
+        """A float sum whose error does not grow with its element count: pairwise over
+        blocks, or the plain loop when all of it fits in one block (the same sum; short
+        rows would pay for the blocks' bookkeeping)."""
+        block, one_block = self.pairwise_block
+        with b.if_else(one_block) as (small, large):
+            with small:
+                plain = self._red_loops(b, self.k.n_out, offs, [init], soff)[0]
+                plain_end = b.block
+            with large:
+                self.pairwise.reset(b, block)
+                self._red_pairwise(b, self.k.n_out, offs)
+                tree = self.pairwise.total(b)
+                tree_end = b.block
+        acc = b.phi(plain.type)
+        acc.add_incoming(plain, plain_end)
+        acc.add_incoming(tree, tree_end)
+        return acc
+
+    def _red_pairwise(self, b, axis, offs) -> None:
+        """Loops over the reduced axes adding each row of the innermost one to the
+        pairwise sum, in blocks summed with ``reassoc`` (vectorised when contiguous)."""
+        k, vdt = self.k, self._value_dtype()
+        strides = [m[1 + axis] for m in self.acc_meta]
+        if axis < k.n_out + k.n_red - 1:
+            def row(bb, i, _):
+                inner = [bb.add(o, bb.mul(i, s)) for o, s in zip(offs, strides)]
+                self._red_pairwise(bb, axis + 1, inner)
+                return []
+            _for(b, self.sizes[axis], [], row)
+            return
+
+        def sum_range(bb, start, count, init):
+            base = [bb.add(o, bb.mul(start, s)) for o, s in zip(offs, strides)]
+
+            def step(b2, i, carried):
+                v = self._body(b2, [b2.add(o, b2.mul(i, s)) for o, s in zip(base, strides)])
+                return [_combine(self.mb, b2, k.reduce, vdt, carried[0], v)]
+            return _for(bb, count, [init], step)[0]
+        self.pairwise.add_run(b, self.sizes[axis], sum_range)
 
     def _value_dtype(self) -> ScalarType:
         return _ins_dtype(self.k.body[self.k.value])

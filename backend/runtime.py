@@ -200,7 +200,10 @@ def _slice(items, shape, strides, off):
             m = len(range(start, stop, step))
             if m:
                 off += start * s
-            st.append(s * step)
+            # Past one element a step is shorter than the axis; at most one element
+            # never steps, so a huge step (2**62, fine in Python) becomes 1: strides
+            # and offsets stay within the axis's own, which fit int64.
+            st.append(s * step if m > 1 else s)
             out.append(m)
     st.extend(strides[len(items):])
     out.extend(shape[len(items):])

@@ -94,7 +94,9 @@ class ProgramCode:
             self.compile(wait=True)
 
     def __del__(self) -> None:
-        _retire(self.code)
+        code = self.__dict__.get("code")  # None if __init__ raised (or was interrupted) first
+        if code is not None:
+            _retire(code)
 
     def ran(self) -> None:
         """Called on a run through Python (a runner's first runs): a program that runs

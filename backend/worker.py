@@ -17,9 +17,17 @@ pickled ``(request id, builder, quick)``; a reply is a status byte (``0`` ok,
 ``1`` error), the request id (8 bytes), the seconds the compile took and a
 4-byte length with the object code (or the error text).  A reply with another
 request's id means the pipe is out of step: that worker is dropped.
+
+A request is all or nothing: an exception in the middle of one (a
+``KeyboardInterrupt`` while the reply is read, a broken pipe) kills the child at
+once, since its reply would otherwise be read by the next request; a child that
+has not answered within ``LAZYARRAY_COMPILE_TIMEOUT`` seconds (default 60; the
+bundle takes about 10) is taken to be stuck (stopped, swapping) and killed too.
+Either way the compile is done in-process and the next one starts a new child.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import pickle
@@ -33,11 +41,28 @@ from typing import Optional
 
 RECYCLE = 1000
 START_WAIT = 30.0  # seconds the background thread waits for a starting worker
+DEFAULT_TIMEOUT = 60.0  # seconds a request may take before its worker is abandoned
+READY = b"READY\n"
 _REPLY = struct.Struct("<BqdI")
 
 
 def enabled() -> bool:
     return os.environ.get("LAZYARRAY_COMPILE_WORKER", "1").lower() not in ("0", "false", "off", "no")
+
+
+def compile_timeout() -> float:
+    """Seconds a worker may take to answer a request: ``LAZYARRAY_COMPILE_TIMEOUT``."""
+    raw = os.environ.get("LAZYARRAY_COMPILE_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        t = float(raw)
+    except ValueError:
+        t = float("nan")
+    if not t > 0:  # NaN too
+        raise ValueError(f"LAZYARRAY_COMPILE_TIMEOUT must be a positive number of seconds, "
+                         f"got {raw!r}")
+    return t
 
 
 class Worker:
@@ -51,7 +76,12 @@ class Worker:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from lazyarray.backend.worker import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        # The pipes are read and written unbuffered, with deadlines: a write never blocks
+        # (the child's end may be full) and a read never waits past the timeout.
+        self._to, self._from = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        os.set_blocking(self._to, False)
         self.ready = False
+        self.killed = False  # by this process, on purpose: not a failure of the worker
         self.compiles = 0
         self._ids = itertools.count(1)
 
@@ -61,46 +91,97 @@ class Worker:
             return True
         if self.proc.poll() is not None:
             return False
-        r, _, _ = select.select([self.proc.stdout], [], [], 0)
+        r, _, _ = select.select([self._from], [], [], 0)
         if r:
-            self.ready = self.proc.stdout.readline() == b"READY\n"
+            try:
+                said = _read(self._from, len(READY), time.monotonic() + 5.0)
+            except (OSError, EOFError):
+                said = b""
+            except BaseException:
+                self.kill()
+                raise
+            self.ready = said == READY
+            if not self.ready:  # a failure of the worker, counted when its death is seen
+                self.proc.kill()
         return self.ready
 
-    def compile(self, builder: tuple, quick: bool) -> tuple:
-        """(object code, seconds); raises RuntimeError if the worker fails."""
+    def compile(self, builder: tuple, quick: bool, timeout: float = DEFAULT_TIMEOUT) -> tuple:
+        """(object code, seconds); raises RuntimeError if the worker fails or does not
+        answer within ``timeout`` seconds (it is killed then)."""
         rid = next(self._ids)
         data = pickle.dumps((rid, builder, quick), protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            self.proc.stdin.write(struct.pack("<I", len(data)) + data)
-            self.proc.stdin.flush()
-            status, got, seconds, n = _REPLY.unpack(_read(self.proc.stdout, _REPLY.size))
-            payload = _read(self.proc.stdout, n)
-        except (OSError, EOFError, struct.error) as e:
-            raise RuntimeError(f"compile worker failed: {e}") from None
-        if got != rid:
-            raise RuntimeError(f"compile worker answered request {got} to request {rid}")
+        deadline = time.monotonic() + timeout
+        with self._all_or_kill():
+            _write(self._to, struct.pack("<I", len(data)) + data, deadline)
+            status, got, seconds, n = _REPLY.unpack(_read(self._from, _REPLY.size, deadline))
+            payload = _read(self._from, n, deadline)
+            if got != rid:
+                raise EOFError(f"the worker answered request {got} to request {rid}")
         self.compiles += 1
         if status:
             raise ValueError(f"compile worker: {payload.decode(errors='replace')}")
         return payload, seconds
+
+    @contextlib.contextmanager
+    def _all_or_kill(self):
+        """Kill the child on any exception inside (the pipe is out of step then: what
+        it writes next would be read as the answer to another request); I/O failures
+        become RuntimeError, anything else (KeyboardInterrupt) goes on as it is."""
+        try:
+            yield
+        except BaseException as e:
+            self.kill()
+            if isinstance(e, (OSError, EOFError)):
+                raise RuntimeError(f"compile worker failed: {e}") from None
+            raise
+
+    def kill(self) -> None:
+        self.killed = True
+        try:
+            self.proc.kill()  # a stopped process dies of SIGKILL too
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
 
     def close(self) -> None:
         try:
             self.proc.stdin.close()
             self.proc.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
+            self.kill()
 
 
-def _read(f, n: int) -> bytes:
+def _wait(fd: int, write: bool, deadline: Optional[float]) -> None:
+    """Until ``fd`` can be written (or read), or TimeoutError past ``deadline``."""
+    if deadline is None:
+        return
+    left = deadline - time.monotonic()
+    if left <= 0 or not any(select.select([] if write else [fd], [fd] if write else [], [], left)):
+        raise TimeoutError("the compile worker did not answer in time (stopped or stuck)")
+
+
+def _read(fd: int, n: int, deadline: Optional[float] = None) -> bytes:
+    """Exactly ``n`` bytes from ``fd`` (EOFError if it closes, TimeoutError past
+    ``deadline``; without one, as long as it takes)."""
     chunks = []
     while n:
-        c = f.read(n)
+        _wait(fd, False, deadline)
+        c = os.read(fd, n)
         if not c:
             raise EOFError("worker closed its output")
         chunks.append(c)
         n -= len(c)
     return b"".join(chunks)
+
+
+def _write(fd: int, data: bytes, deadline: float) -> None:
+    """All of ``data`` to the non-blocking ``fd`` (TimeoutError past ``deadline``)."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            _wait(fd, True, deadline)
 
 
 class Pool:
@@ -130,14 +211,19 @@ class Pool:
                 w = self._ready_worker()
         if w is None:
             return None
+        timeout = compile_timeout()
         busy_ok = background
         if not self.lock.acquire(blocking=busy_ok):
             return None
         try:
-            return w.compile(builder, quick)[0]
-        except RuntimeError:
-            self._drop(w)
+            return w.compile(builder, quick, timeout)[0]
+        except RuntimeError:  # died, stuck or out of step (killed): compile in-process
+            self._drop(w, failed=True)
             return None
+        except BaseException:
+            if w.killed:  # interrupted mid-request (KeyboardInterrupt): the next starts anew
+                self._drop(w, failed=False)
+            raise
         finally:
             self.lock.release()
 
@@ -155,13 +241,13 @@ class Pool:
             if self.current.poll_ready():
                 return self.current
             if self.current.proc.poll() is not None:  # died before it was ready
-                self.failures += 1
+                self.failures += not self.current.killed
                 self.current = None
             return None
 
-    def _drop(self, w: Worker) -> None:
+    def _drop(self, w: Worker, failed: bool) -> None:
         with self.state:
-            self.failures += 1
+            self.failures += failed
             if self.current is w:
                 self.current = None
         w.close()
@@ -208,8 +294,8 @@ def serve() -> None:
     gen = Codegen()
     gen.own_options()
     out = sys.stdout.buffer
-    src = sys.stdin.buffer
-    out.write(b"READY\n")
+    src = sys.stdin.fileno()
+    out.write(READY)
     out.flush()
     while True:
         try:

@@ -89,8 +89,9 @@ from ._info import __array_namespace_info__
 
 # lazy programs
 from ._errors import ConcretizationError
-from ._program import (CacheInfo, JitFunction, Prepared, Program, compile, compile_cache_info,
-                       evaluate, jit, placeholder, trace)
+from ._program import (CacheInfo, Prepared, Program, compile, compile_cache_info, evaluate,
+                       placeholder, trace)
+from ._jit import JitFunction, jit
 from ._graphviz import render, to_dot
 from . import _diagnostics  # the compile log (LAZYARRAY_LOG=compile, logger "lazyarray")
 

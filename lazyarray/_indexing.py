@@ -41,13 +41,27 @@ def _slice_item(s: slice, size, axis: int):
     step = 1 if s.step is None else _as_index(s.step, axis)
     if step == 0:
         raise ValueError("slice step cannot be zero")
-    start = None if s.start is None else _as_index(s.start, axis)
-    stop = None if s.stop is None else _as_index(s.stop, axis)
+    start = None if s.start is None else _clamped(_as_index(s.start, axis))
+    stop = None if s.stop is None else _clamped(_as_index(s.stop, axis))
+    step = _clamped(step)
     if isinstance(size, int):
-        n = len(range(*slice(start, stop, step).indices(size)))
+        first, end, by = slice(start, stop, step).indices(size)
+        n = len(range(first, end, by))
+        if n <= 1:  # no step is taken: the equivalent slice with step 1
+            return ("s", first if n else 0, first + n if n else 0, 1), n
     else:
         n = Dim("slice", (size, start, stop, step))
     return ("s", start, stop, step), n
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _clamped(i: int) -> int:
+    """A slice bound or step within +-(2**63 - 1): no axis is longer, so every value
+    past that selects as that value does (``a[2**70:]`` as ``a[2**63 - 1:]``), and
+    what is stored fits the int64 words the kernels' index arithmetic uses."""
+    return max(-_INT64_MAX, min(i, _INT64_MAX))
 
 
 def _parse_basic(x: Array, key) -> tuple:

@@ -22,7 +22,7 @@ def run(cache_dir, **env):
     environ = dict(os.environ, LAZYARRAY_CACHE_DIR=str(cache_dir), LAZYARRAY_PREBUILD="0",
                    **env)
     out = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True,
-                         env=environ, check=True)
+                         env=environ, check=True, timeout=120)  # a hang fails
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -76,10 +76,14 @@ def _expm1_fn(x: np.ndarray) -> np.ndarray:
     # part 0; and NaN * 0 = NaN for a = NaN, where the standard has
     # "If a is NaN and b is +0, the result is NaN + 0j".  For an infinite a and an
     # infinite or NaN b numpy gives NaN + NaN j, where the standard has "infinity + NaN j"
-    # (a = +inf) and "-1 + 0j" (a = -inf).
+    # (a = +inf) and "-1 + 0j" (a = -inf).  And numpy's exp(a) overflows before it is
+    # multiplied by cos(b) and sin(b): expm1(89 + 1j) in complex64 is inf + inf j there,
+    # where the exact value's real part, 2.4257482e+38, is finite (lazyarray's, and
+    # numpy's in complex128 rounded to complex64).
     with np.errstate(all="ignore"):
         return ((x.imag == 0) & (np.isinf(np.expm1(x.real)) | np.isnan(x.real))) | \
-            (np.isinf(x.real) & ~np.isfinite(x.imag))
+            (np.isinf(x.real) & ~np.isfinite(x.imag)) | \
+            (np.isfinite(x) & np.isinf(np.exp(x.real)))
 
 
 def _log1p_fn(x: np.ndarray) -> np.ndarray:

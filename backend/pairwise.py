@@ -1,0 +1,136 @@
+"""Pairwise summation in generated code: partial sums merged like a binary counter.
+
+A float sum that adds its elements one after the other has an error bound that
+grows with the element count n (in float32 a sum of ones stops growing at 2**24).
+Here the elements come in *blocks* (runs of a fixed length, each summed from zero
+in a loop), and the block sums are merged pairwise: after block j the top of a
+stack is merged with the new sum once per trailing zero bit of j, so the stack
+holds at most 64 sums and every merge adds two sums of equally many blocks (the
+tree numpy's pairwise sum builds). The error bound is then about
+(c + log2(n / block)) units in the last place of the sum of magnitudes, for every
+n, instead of n: c is the longest chain of additions inside a block, ``STRIDED``
+for a strided block (summed in order) and ``CONTIGUOUS`` / 64 or so for a
+contiguous one (LLVM vectorises it with that many partial sums).
+
+Compiled kernels sum every float and complex ``sum``/``mean`` this way
+(backend/codegen.py); the interpreter's lanes (each adding every L-th element of
+the reduced axis, L = 256 to 1,024 by dtype) are merged by the same tree
+(backend/blocks.py, ``hred``), so there the bound is (n / L + log2 L) ulps.
+``combine(b, x, y)`` is the addition (real or complex) of the code generator;
+this module knows nothing else of it.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+I64 = ir.IntType(64)
+CONTIGUOUS = 4096  # elements of a block read contiguously (vectorised)
+STRIDED = 256      # elements of any other block (numpy: 128, in 8 partial sums)
+DEPTH = 64   # a stack entry per bit of the block count
+
+
+class PairwiseSum:
+    """The state of one pairwise sum: stack variables of the function being built.
+
+    Made while ``entry`` (a builder in the function's entry block) is positioned
+    before any loop, so the stack is allocated once per call of the function."""
+
+    def __init__(self, entry: ir.IRBuilder, ty: ir.Type, zero: ir.Value, combine) -> None:
+        self.ty, self.zero, self.combine = ty, zero, combine
+        self.stack = entry.alloca(ty, size=ir.Constant(I64, DEPTH), name="pairwise_stack")
+        self.top = entry.alloca(I64, name="pairwise_top")      # entries in use
+        self.blocks = entry.alloca(I64, name="pairwise_blocks")  # block sums pushed
+        self.run = entry.alloca(ty, name="pairwise_run")       # the block being summed
+        self.filled = entry.alloca(I64, name="pairwise_filled")  # its element count
+
+    def reset(self, b: ir.IRBuilder, block: ir.Value) -> None:
+        """An empty sum (before the elements of each result) in blocks of ``block``
+        elements (an int64 value that dominates the code adding to the sum)."""
+        self.block = block
+        for p in (self.top, self.blocks, self.filled):
+            b.store(ir.Constant(I64, 0), p)
+        b.store(self.zero, self.run)
+
+    def _entry(self, b: ir.IRBuilder, i: ir.Value) -> ir.Value:
+        return b.gep(self.stack, [i], source_etype=self.ty)
+
+    def push(self, b: ir.IRBuilder, s: ir.Value) -> None:
+        """Add the sum ``s`` of one block: merged with the top once per trailing zero
+        bit of the new block count."""
+        n = b.add(b.load(self.blocks, typ=I64), ir.Constant(I64, 1))
+        b.store(n, self.blocks)
+        top0 = b.load(self.top, typ=I64)
+        pre, (head, merge, done) = _loop_start(b, "pairwise_merge")
+        t, v = b.phi(I64), b.phi(self.ty)
+        top = b.phi(I64)
+        t.add_incoming(n, pre)
+        v.add_incoming(s, pre)
+        top.add_incoming(top0, pre)
+        even = b.icmp_unsigned("==", b.and_(t, ir.Constant(I64, 1)), ir.Constant(I64, 0))
+        b.cbranch(even, merge, done)
+        b.position_at_end(merge)
+        below = b.sub(top, ir.Constant(I64, 1))
+        merged = self.combine(b, b.load(self._entry(b, below), typ=self.ty), v)
+        half = b.lshr(t, ir.Constant(I64, 1))
+        for phi, value in ((t, half), (v, merged), (top, below)):
+            phi.add_incoming(value, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+        b.store(v, self._entry(b, top))
+        b.store(b.add(top, ir.Constant(I64, 1)), self.top)
+
+    def add_run(self, b: ir.IRBuilder, n: ir.Value, sum_range) -> None:
+        """Add elements ``0 .. n-1`` of a run (a row of the innermost reduced axis).
+
+        ``sum_range(b, start, count, init)`` emits a loop adding elements
+        ``start .. start+count-1`` to ``init`` and returns the sum: called on pieces
+        that fill the current block, which is pushed each time it is full."""
+        pre, (head, body, done) = _loop_start(b, "pairwise_run")
+        i = b.phi(I64)
+        i.add_incoming(ir.Constant(I64, 0), pre)
+        b.cbranch(b.icmp_signed("<", i, n), body, done)
+        b.position_at_end(body)
+        filled = b.load(self.filled, typ=I64)
+        room, left = b.sub(self.block, filled), b.sub(n, i)
+        m = b.select(b.icmp_signed("<", room, left), room, left)
+        s = sum_range(b, i, m, b.load(self.run, typ=self.ty))
+        filled = b.add(filled, m)
+        with b.if_else(b.icmp_signed("==", filled, self.block)) as (full, partial):
+            with full:
+                self.push(b, s)
+                b.store(self.zero, self.run)
+                b.store(ir.Constant(I64, 0), self.filled)
+            with partial:
+                b.store(s, self.run)
+                b.store(filled, self.filled)
+        i.add_incoming(b.add(i, m), b.block)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def total(self, b: ir.IRBuilder) -> ir.Value:
+        """The sum: the block being summed, then the stack from its top (the smallest
+        sums) down."""
+        start = b.load(self.top, typ=I64)
+        run = b.load(self.run, typ=self.ty)
+        pre, (head, body, done) = _loop_start(b, "pairwise_total")
+        k, acc = b.phi(I64), b.phi(self.ty)
+        k.add_incoming(start, pre)
+        acc.add_incoming(run, pre)
+        b.cbranch(b.icmp_signed(">", k, ir.Constant(I64, 0)), body, done)
+        b.position_at_end(body)
+        below = b.sub(k, ir.Constant(I64, 1))
+        new = self.combine(b, acc, b.load(self._entry(b, below), typ=self.ty))
+        k.add_incoming(below, b.block)
+        acc.add_incoming(new, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+        return acc
+
+
+def _loop_start(b: ir.IRBuilder, name: str) -> tuple:
+    """(the block before, (head, body, exit)) of a new loop; ``b`` is at its head."""
+    pre = b.block
+    blocks = tuple(pre.function.append_basic_block(f"{name}_{x}") for x in ("head", "body", "exit"))
+    b.branch(blocks[0])
+    b.position_at_end(blocks[0])
+    return pre, blocks
