@@ -46,19 +46,22 @@ def _best_seconds(graph, reps: int) -> float:
         gc.collect()
         gc.disable()
         try:
-            t = time.perf_counter()
+            t = time.thread_time()  # this thread's CPU time: not the background compiles'
             schedule(*graph)
-            best = min(best, time.perf_counter() - t)
+            best = min(best, time.thread_time() - t)
         finally:
             gc.enable()
     return best
 
 
 def _assert_linear(small, big, reps=(5, 3)):
-    """The time per node of ``schedule`` on graph ``big`` is at most twice that on ``small``."""
+    """The time per node of ``schedule`` on graph ``big`` (ten times ``small`` or more) is
+    at most three times that on ``small``: a pass quadratic in the graph would make it ten
+    times, where a loaded machine's noise made a linear one 2.1 times (CI, with the
+    building blocks compiling beside it on an empty disk cache)."""
     per_small = _best_seconds(small, reps[0]) / len(small[0])
     per_big = _best_seconds(big, reps[1]) / len(big[0])
-    assert per_big <= 2 * per_small, \
+    assert per_big <= 3 * per_small, \
         f"{per_small * 1e6:.2f} us per node at {len(small[0])} nodes, " \
         f"{per_big * 1e6:.2f} at {len(big[0])}"
 
@@ -127,7 +130,9 @@ def test_parts_and_matmul_operands_within_caps():
     got_parts, got_prod = xp.evaluate(parts, prod)
     np.testing.assert_allclose(np.asarray(got_parts),
                                np.concatenate([wx, wy * 2.0, np.sin(wz)]), rtol=1e-12)
-    np.testing.assert_allclose(np.asarray(got_prod), wu @ a.T, rtol=1e-12)
+    want = wu @ a.T  # its middle column is 0 up to rounding: the tiers' sums may differ there
+    np.testing.assert_allclose(np.asarray(got_prod), want, rtol=1e-12,
+                               atol=1e-12 * np.abs(want).max())
 
 
 def test_update_of_long_expressions_within_caps():
