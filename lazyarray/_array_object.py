@@ -256,8 +256,11 @@ class Array:
         return n
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        """Iterate over the first axis; a 0-d array is not iterable (TypeError at once, as
+        numpy: ``numpy.iterable`` and matplotlib ask ``iter()``)."""
+        if not self._node.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(len(self)))
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key) -> "Array":

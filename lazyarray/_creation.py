@@ -8,27 +8,28 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from typing import Optional, Union
 
 import numpy as np
 
 from . import _dtypes as dt
 from ._array_object import Array, data_leaf, is_symbolic
-from ._manipulation import _check_device, astype, broadcast_to, check_array, expand_dims
+from ._manipulation import _check_device, astype, broadcast_to, check_array, expand_dims, size_arg
 from ._memory import check_allocation, check_shape
 
 Shape = Union[int, tuple]
 
 
 def _shape(shape: Shape, fname: str) -> tuple:
-    if isinstance(shape, int) and not isinstance(shape, builtins.bool):
+    if not isinstance(shape, (tuple, list)):
+        if not hasattr(shape, "__index__") or isinstance(shape, (builtins.bool, np.bool_)):
+            raise TypeError(f"{fname}(): shape must be an int or a tuple of ints, "
+                            f"got {type(shape).__name__}")
         shape = (shape,)
-    elif not isinstance(shape, (tuple, list)):
-        raise TypeError(f"{fname}(): shape must be an int or a tuple of ints, "
-                        f"got {type(shape).__name__}")
-    shape = tuple(shape)
+    shape = tuple(size_arg(d, fname) for d in shape)
     for d in shape:
-        if isinstance(d, builtins.bool) or not isinstance(d, int):
+        if not isinstance(d, int):
             raise TypeError(f"{fname}(): shape entries must be ints, got {d!r}")
         if d < 0:
             raise ValueError(f"{fname}(): negative dimensions are not allowed, got {shape}")
@@ -274,10 +275,8 @@ def arange(start, /, stop=None, step=1, *, dtype: Optional[dt.DType] = None,
     _check_device(device)
     if stop is None:
         start, stop = 0, start
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if not isinstance(v, (int, float)):
-            raise TypeError(f"arange(): {name} must be a Python int or float, "
-                            f"got {type(v).__name__}")
+    start, stop, step = (_number(v, name) for name, v in
+                         (("start", start), ("stop", stop), ("step", step)))
     if step == 0:
         raise ValueError("arange(): step must not be zero")
     if dtype is None:
@@ -291,6 +290,25 @@ def arange(start, /, stop=None, step=1, *, dtype: Optional[dt.DType] = None,
                              "array can have (2**63 - 1)")
         _allocate((max(0, math.ceil(count)),), dtype, "arange")
     return _leaf(np.arange(start, stop, step, dtype=dtype.np))
+
+
+def _number(v, name: str):
+    """An arange() bound as a Python int or float: numpy scalars and 0-d arrays (through
+    ``__index__``, else ``__float__``) as numpy and array-api-strict take them."""
+    if isinstance(v, (int, float)):
+        return v
+    if not isinstance(v, (np.bool_, str, bytes)):
+        if hasattr(v, "__index__"):
+            try:
+                return operator.index(v)
+            except TypeError:  # a 0-d float array has __index__ and refuses it
+                pass
+        if hasattr(v, "__float__") and not isinstance(v, complex):
+            try:
+                return float(v)
+            except TypeError:  # a complex 0-d array
+                pass
+    raise TypeError(f"arange(): {name} must be a Python int or float, got {type(v).__name__}")
 
 
 def linspace(start, stop, /, num: int, *, dtype: Optional[dt.DType] = None, device=None,

@@ -179,7 +179,8 @@ def result_type(*arrays_and_dtypes) -> DType:
     if not dts:
         if not scalars:
             raise ValueError("result_type needs at least one array or dtype")
-        raise TypeError("result_type needs at least one array or dtype besides Python scalars")
+        # ValueError, as numpy and array-api-strict raise it (scipy catches that one)
+        raise ValueError("result_type needs at least one array or dtype besides Python scalars")
     r = dts[0]
     for d in dts[1:]:
         r = promote_types(r, d)

@@ -5,7 +5,10 @@ Views never copy: they become index arithmetic inside the consuming kernel.
 """
 from __future__ import annotations
 
+import operator
 from typing import Optional, Sequence, Union
+
+import numpy as np
 
 from . import _dtypes as dt
 from ._array_object import Array, record
@@ -158,15 +161,26 @@ def broadcast_arrays(*arrays: Array) -> tuple:
     return tuple(broadcast_to(a, shape) for a in arrays)
 
 
+def size_arg(d, fname: str, shape=None):
+    """A size as an int: an int, or anything with ``__index__`` (numpy integers, 0-d
+    integer arrays), as numpy and array-api-strict take them; a symbolic size stays as
+    it is; TypeError for bools and everything else."""
+    if type(d) is int or isinstance(d, Dim):
+        return d
+    if not isinstance(d, bool) and not isinstance(d, np.bool_):
+        try:
+            return operator.index(d)
+        except TypeError:
+            pass
+    where = "" if shape is None else f" in {tuple(shape)}"
+    raise TypeError(f"{fname}(): shape entries must be ints, got {d!r}{where}")
+
+
 def _shape_arg(shape, fname: str) -> tuple:
     """A shape argument as a tuple of ints (or symbolic sizes); TypeError otherwise."""
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"{fname}(): shape must be a tuple of ints, got {type(shape).__name__}")
-    shape = tuple(shape)
-    for d in shape:
-        if isinstance(d, bool) or not isinstance(d, (int, Dim)):
-            raise TypeError(f"{fname}(): shape entries must be ints, got {d!r} in {shape}")
-    return shape
+    return tuple(size_arg(d, fname, shape) for d in shape)
 
 
 def reshape(x: Array, /, shape: Sequence[int], *, copy: Optional[bool] = None) -> Array:

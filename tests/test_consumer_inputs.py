@@ -1,0 +1,57 @@
+"""Inputs that consumers (scipy, scikit-learn, matplotlib) pass and numpy and
+array-api-strict accept: numpy integers and 0-d integer arrays as sizes, 0-d arrays as
+arange() bounds; and the errors they branch on (iter() of a 0-d array, result_type() of
+Python scalars only)."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+
+
+@pytest.mark.parametrize("size", [np.int64(2), np.int32(2), np.uint8(2), np.intp(2)])
+def test_numpy_integers_are_sizes(size):
+    assert xp.full((size,), -xp.inf).shape == (2,)
+    assert xp.zeros(size).shape == (2,)
+    assert xp.ones((size, 3)).shape == (2, 3)
+    assert xp.empty((3, size)).shape == (3, 2)
+    assert xp.reshape(xp.ones(6), (size, 3)).shape == (2, 3)
+    assert xp.broadcast_to(xp.ones(3), (size, 3)).shape == (2, 3)
+    shape = xp.zeros((size, size)).shape
+    assert shape == (2, 2) and all(type(d) is int for d in shape)
+
+
+def test_a_0d_integer_array_is_a_size():
+    n = xp.asarray(3)
+    assert xp.zeros((n, 2)).shape == (3, 2)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), 2.0, np.float64(2.0), "2", None])
+def test_sizes_that_are_not_integers_are_refused(bad):
+    with pytest.raises(TypeError, match="shape entries must be ints"):
+        xp.zeros((bad, 2))
+    with pytest.raises(TypeError, match="shape entries must be ints"):
+        xp.reshape(xp.ones(4), (bad, 2))
+
+
+def test_0d_arrays_and_numpy_scalars_bound_arange():
+    n = xp.asarray(4)
+    np.testing.assert_array_equal(np.asarray(xp.arange(1, n + 1)), np.arange(1, 5))
+    np.testing.assert_array_equal(np.asarray(xp.arange(np.int64(3))), np.arange(3))
+    got = xp.arange(xp.asarray(2.5))
+    assert got.dtype == xp.float64
+    np.testing.assert_array_equal(np.asarray(got), np.arange(2.5))
+    with pytest.raises(TypeError, match="arange"):
+        xp.arange(xp.asarray(1.0 + 2j))
+
+
+def test_iter_of_a_0d_array_raises_at_once():
+    with pytest.raises(TypeError, match="0-d"):
+        iter(xp.asarray(3.0))
+    assert not np.iterable(xp.asarray(3.0))
+    assert [float(v) for v in xp.asarray([1.0, 2.0])] == [1.0, 2.0]
+
+
+def test_result_type_of_python_scalars_only_is_a_value_error():
+    with pytest.raises(ValueError, match="besides Python scalars"):
+        xp.result_type(1.0, 2.0)
+    assert xp.result_type(xp.float32, 1.0) == xp.float32
