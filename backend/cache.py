@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import threading
 from collections import OrderedDict
 from typing import Callable
@@ -379,3 +380,21 @@ def _code_key(sched: Schedule) -> tuple:
 
 
 PROGRAMS = ProgramCache()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has only the thread that forked: locks other threads held stay
+    held, their in-flight entries never finish, and a collector they paused stays off.
+    Fresh locks, no in-flight entries, the collector as it was before any pause."""
+    global _gc_lock, _gc_holders
+    PROGRAMS.lock = threading.RLock()
+    PROGRAMS._inflight = {}
+    _gc_lock = threading.Lock()
+    if _gc_holders:
+        _gc_holders = 0
+        if _gc_was_enabled:
+            gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -21,6 +21,7 @@ checked in backend/abi.py; where they do not hold, ``front_door`` returns None.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from typing import Callable, Optional
 
@@ -346,3 +347,14 @@ class _Emitter:
         ok = self.label()
         self.line(f"br i1 {self.tmp(cond)}, label %{ok}, label %fallback")
         self.block(ok)
+
+
+def _after_fork_in_child() -> None:
+    global _state_lock  # locks another thread held at fork() would stay held in the child
+    _state_lock = threading.Lock()
+    if _state is not None:
+        _state.lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -173,3 +173,12 @@ def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) ->
     got = native.get(gemm_unit(dtype), wait=wait,
                      on_ready=None if on_ready is None else (lambda a: on_ready(a[0])))
     return 0 if got is None else got[0]
+
+
+def _after_fork_in_child() -> None:
+    global _lock  # another thread may have held it (a preload, say) when the process forked
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -736,3 +736,12 @@ def _protect(address: int, length: int, prot: int) -> None:
 
 def _strerror(err: int) -> str:
     return os.strerror(err)
+
+
+def _after_fork_in_child() -> None:
+    global _libraries_lock  # another thread may have held it when the process forked
+    _libraries_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

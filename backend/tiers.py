@@ -229,3 +229,12 @@ def _count(event: str, name: str, seconds) -> None:
 
 
 native.STORE.stats.log.append(_count)
+
+
+def _after_fork_in_child() -> None:
+    global _lock  # a lock another thread held at fork() would stay held in the child
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -254,3 +254,12 @@ if _on_tier not in tiers.LISTENERS:
 if _on_unit not in native.STORE.stats.log:
     native.STORE.stats.log.append(_on_unit)
 _configure_from_environment()
+
+
+def _after_fork_in_child() -> None:
+    global _lock  # another thread may have held it when the process forked
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

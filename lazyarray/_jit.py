@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import inspect
+import os
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 from typing import Callable, Optional
 
@@ -26,6 +28,20 @@ def static_key(a):
     if isinstance(a, (float, complex, np.inexact)):
         return (type(a), repr(a))
     return (type(a), a)
+
+
+_LIVE: "weakref.WeakSet" = weakref.WeakSet()  # every JitFunction, for _after_fork_in_child
+
+
+def _after_fork_in_child() -> None:
+    """A lock another thread held when the process forked (tracing, say) would stay held
+    in the child, whose only thread is the one that forked: every function a new one."""
+    for f in list(_LIVE):
+        f._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class JitFunction:
@@ -53,6 +69,7 @@ class JitFunction:
         self._warned = False
         self._cache: OrderedDict = OrderedDict()
         self._lock = threading.RLock()  # re-entrant: f may call this function again
+        _LIVE.add(self)
         try:
             self._names = list(inspect.signature(f).parameters)
         except (TypeError, ValueError):

@@ -63,3 +63,55 @@ def test_a_fork_during_an_llvm_call_leaves_the_child_able_to_compile(tmp_path):
                          text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["child", "0"]
+
+
+HELD_LOCKS = """
+import gc, os, sys, threading, time, numpy as np, lazyarray as xp
+from lazyarray.backend import cache, library, tiers
+from lazyarray.backend.cache import PROGRAMS, _code_key, keyed_walk, snapshot_of
+a = xp.asarray(np.linspace(0, 1, 100))
+float(xp.sum(a * 2.0))
+e = xp.sum(xp.cos(a) * 3.0)  # its program code is "being made" by another thread below
+nodes, values, keys, outputs, _ = keyed_walk([e._node])
+sched = PROGRAMS.schedule(snapshot_of(nodes, values, keys[0]), outputs, keys[0])
+held, release = threading.Event(), threading.Event()
+def another_thread():  # as an evaluation under way in another thread
+    with PROGRAMS.lock, library._lock, tiers._lock, cache.gc_paused():
+        PROGRAMS._inflight[_code_key(sched)] = threading.Event()
+        held.set()
+        release.wait()
+t = threading.Thread(target=another_thread)
+t.start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    want = float(np.sum(np.cos(np.linspace(0, 1, 100)) * 3.0))
+    ok = abs(float(xp.sum(xp.cos(a) * 3.0)) - want) < 1e-12 * abs(want)  # the in-flight one
+    ok = ok and float(xp.sum(xp.tanh(a) + 1.0)) > 0 and gc.isenabled()  # a new one
+    os._exit(0 if ok else 3)
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    status = None
+release.set()
+t.join()
+print("child", "hung" if status is None else os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_fork_while_another_thread_evaluates_leaves_the_child_unblocked(tmp_path):
+    """Locks, an in-flight program and a paused collector of a thread that does not exist in
+    the child (issue 15, item 4: the child waited for ever on the cache's lock or on the
+    in-flight entry)."""
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", HELD_LOCKS], capture_output=True, text=True,
+                         env=env, timeout=180)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[:2] == ["child", "0"], out.stdout
