@@ -62,11 +62,6 @@ def ew_key(op: Op, dt: ScalarType, sdt: ScalarType) -> tuple:
     return ("ew", op.value, dt.name, sdt.name)
 
 
-def elsize(dt: ScalarType) -> int:
-    """Bytes per element in memory (bool is one byte)."""
-    return dt.np.itemsize
-
-
 class Code:
     """A schedule's program code, linked to the building blocks' addresses.
 
@@ -142,7 +137,7 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     mode = _mode(k)
     regs, n_regs = _registers(k)
     vdt = _ins_dtype(body[k.value])
-    vsize, ssize = vdt.size, k.out_dtype.size
+    vsize, ssize = vdt.itemsize, k.out_dtype.itemsize
     # one pass over the body: the widest element, each load's dtype, the scalar slots
     widest = max(8, ssize)  # int64 at least: index blocks of gathers and arg-reductions
     load_dt: dict = {}
@@ -150,8 +145,8 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     for ins in body:
         kind = ins[0]
         dt = ins[2] if kind == "op" else ins[1]
-        if dt.size > widest:
-            widest = dt.size
+        if dt.itemsize > widest:
+            widest = dt.itemsize
         if kind == "scalar":
             scal.add(ins[2])
         elif kind != "op":  # a load or a gather: its load number is ins[2]
@@ -169,7 +164,7 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     # strides and dyn pairs, then the store), data-indexed axes, strided copy
     pos = k.meta_base + r
     for j, a in enumerate(k.loads):
-        size = load_dt[j].size
+        size = load_dt[j].itemsize
         words.extend((a.buf, size, pos, len(a.dyn), resolve(_COPY[size])))
         pos += r + 1 + 2 * len(a.dyn)
     words[base + K_SMETA] = pos
@@ -190,7 +185,7 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
         elif kind == "load":
             emit((LOAD, regs[t], 0, ins[2], NONE, NONE, 0, 0))
         elif kind == "scalar":
-            size = ins[1].size
+            size = ins[1].itemsize
             emit((SCALAR, regs[t], resolve(_COPY[size]), ins[2], size, NONE, 0, 0))
         else:
             emit(_gather(ins, regs, t, body, resolve, gathers))
@@ -248,7 +243,7 @@ def _gather(ins: tuple, regs: list, t: int, body: tuple, resolve, gathers: list)
     for src, label in zip(idx, labels):
         entries += (regs[src], resolve(("index", _ins_dtype(body[src]).name)), label)
     gathers.append((t, entries))
-    return (GATHER, regs[t], resolve(("gather", str(dt.size))), j, len(idx), 0,
+    return (GATHER, regs[t], resolve(("gather", str(dt.itemsize))), j, len(idx), 0,
             resolve(("iota",)), 0)
 
 

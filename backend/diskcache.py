@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Optional
 
 from . import threads
+from .names import digest
 
 MAGIC = b"LZYOBJ2\n"  # then the CRC-32 of the object code (4 bytes), then the object code
-
-from .names import digest
 
 
 class DiskCache:

@@ -16,18 +16,14 @@ import numpy as np
 class ScalarType:
     """An element type. Instances are unique, so ``is`` and ``==`` agree."""
 
-    __slots__ = ("name", "kind", "bits", "np", "size")
+    __slots__ = ("name", "kind", "bits", "np", "itemsize")
 
     def __init__(self, name: str, kind: str, bits: int) -> None:
         self.name = name
         self.kind = kind  # 'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex
         self.bits = bits
         self.np = np.dtype(name)
-        self.size = self.np.itemsize  # bytes per element in memory (bool: 1)
-
-    @property
-    def itemsize(self) -> int:
-        return self.np.itemsize
+        self.itemsize = self.np.itemsize  # bytes per element in memory (bool: 1)
 
     def __repr__(self) -> str:
         return self.name

@@ -23,7 +23,7 @@ import os
 import threading
 from typing import Callable, Optional
 
-from . import native
+from . import native, threads
 from .bytecode import full_set, prim_symbol as symbol
 
 RUN = "lazyarray_run"
@@ -174,11 +174,4 @@ def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) ->
                      on_ready=None if on_ready is None else (lambda a: on_ready(a[0])))
     return 0 if got is None else got[0]
 
-
-def _after_fork_in_child() -> None:
-    global _lock  # another thread may have held it (a preload, say) when the process forked
-    _lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+threads.renew_locks_at_fork(globals(), "_lock")

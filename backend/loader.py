@@ -740,7 +740,7 @@ def _strerror(err: int) -> str:
 
 def _after_fork_in_child() -> None:
     global _libraries_lock  # another thread may have held it when the process forked
-    _libraries_lock = threading.Lock()
+    _libraries_lock = threading.Lock()  # (this module imports nothing of the backend)
 
 
 if hasattr(os, "register_at_fork"):

@@ -113,6 +113,16 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def renew_locks_at_fork(namespace: dict, *names: str) -> None:
+    """In a forked child, a new ``threading.Lock`` for each module-level lock ``names``
+    of ``namespace`` (a module's ``globals()``): the child has only the thread that
+    forked, so a lock another thread held at fork() would stay held for good."""
+    def renew() -> None:
+        for name in names:
+            namespace[name] = threading.Lock()
+    os.register_at_fork(after_in_child=renew)
+
+
 class SerialWorker:
     """One daemon thread running submitted calls in order, started on first use, and
     afresh in a forked child (which inherits none of its parent's threads).

@@ -14,8 +14,8 @@ The policy, ``LAZYARRAY_TIER``:
 * ``auto`` (default): a new structure runs interpreted at once.  When a
   program runs again (its ``HOT_RUNS``-th run, counting every runner of its
   structure) its kernels are compiled (or read from the disk cache) on the
-  background thread and installed one by one as they arrive.  A caller never waits for LLVM, unless it asks
-  for compiled code (``Program.prepare``, ``jit(..., compile=True)``).
+  background thread and installed one by one as they arrive.  A caller never
+  waits for LLVM, unless it asks for compiled code (``Program.prepare``, ``jit(..., compile=True)``).
 * ``interpret``: kernels are never compiled (for tests and benchmarks).
 * ``compile``: every program's kernels are compiled before its first run
   (the caller waits, as before the interpreter existed).
@@ -29,7 +29,7 @@ import os
 import threading
 import weakref
 
-from . import abi, bytecode, library, native
+from . import abi, bytecode, library, native, threads
 from .schedule import Schedule
 
 HOT_RUNS = 2
@@ -230,11 +230,4 @@ def _count(event: str, name: str, seconds) -> None:
 
 native.STORE.stats.log.append(_count)
 
-
-def _after_fork_in_child() -> None:
-    global _lock  # a lock another thread held at fork() would stay held in the child
-    _lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+threads.renew_locks_at_fork(globals(), "_lock")

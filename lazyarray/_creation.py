@@ -297,16 +297,11 @@ def _number(v, name: str):
     ``__index__``, else ``__float__``) as numpy and array-api-strict take them."""
     if isinstance(v, (int, float)):
         return v
-    if not isinstance(v, (np.bool_, str, bytes)):
-        if hasattr(v, "__index__"):
-            try:
-                return operator.index(v)
-            except TypeError:  # a 0-d float array has __index__ and refuses it
-                pass
-        if hasattr(v, "__float__") and not isinstance(v, complex):
-            try:
-                return float(v)
-            except TypeError:  # a complex 0-d array
+    if not isinstance(v, (np.bool_, str, bytes, complex)):
+        for convert in (operator.index, float):  # a 0-d float array refuses the first,
+            try:                                 # a complex one both
+                return convert(v)
+            except TypeError:
                 pass
     raise TypeError(f"arange(): {name} must be a Python int or float, got {type(v).__name__}")
 

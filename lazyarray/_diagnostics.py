@@ -29,6 +29,7 @@ from collections import deque
 from typing import Optional
 
 from .backend import native, tiers
+from .backend.threads import renew_locks_at_fork
 from .backend.cache import PROGRAMS
 from .backend.ir import ARG_REDUCE, REDUCE, SCAN, Op
 
@@ -255,11 +256,4 @@ if _on_unit not in native.STORE.stats.log:
     native.STORE.stats.log.append(_on_unit)
 _configure_from_environment()
 
-
-def _after_fork_in_child() -> None:
-    global _lock  # another thread may have held it when the process forked
-    _lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+renew_locks_at_fork(globals(), "_lock")
