@@ -118,7 +118,8 @@ def _visit(node, depth: int, index: dict, nodes: list, values: list, parts: list
     """Add ``node`` (not yet in ``index``) after its sources; returns its position.
     The walk's state comes as arguments: a closure over it costs more to create
     than the whole walk of a small graph."""
-    v, srcs = node.value, node.srcs
+    srcs = node.srcs  # before the value: see ``ir.evaluated``
+    v = node.value
     if v is None and srcs:
         if depth > _MAX_DEPTH:
             raise _TooDeep
@@ -147,6 +148,7 @@ def _walk_iterative(roots: list) -> tuple:
 def _walk_stack(roots: list) -> tuple:
     index: dict = {}  # node (hashed by identity, in C) -> position; -1 while sources pending
     at = index.__getitem__
+    read: dict = {}  # computed node -> the sources its first visit read
     nodes, values, parts, binding, placeholders = [], [], [], [], []
     for root in roots:
         stack = [root]
@@ -154,9 +156,11 @@ def _walk_stack(roots: list) -> tuple:
             node = stack.pop()
             i = index.get(node)
             if i is None:  # first visit
-                v, srcs = node.value, node.srcs
+                srcs = node.srcs  # before the value: see ``ir.evaluated``
+                v = node.value
                 if v is None and srcs:
                     index[node] = -1
+                    read[node] = srcs  # what the second visit uses, evaluated meanwhile or not
                     stack.append(node)
                     for s in reversed(srcs):
                         if s not in index:
@@ -175,7 +179,7 @@ def _walk_stack(roots: list) -> tuple:
             index[node] = len(nodes)
             nodes.append(node)
             values.append(None)
-            parts.append(_op_part(node, tuple(map(at, node.srcs)), binding))
+            parts.append(_op_part(node, tuple(map(at, read.pop(node, ()))), binding))
     return (nodes, values, (tuple(parts), tuple(binding)), tuple(map(at, roots)), placeholders)
 
 
@@ -212,7 +216,7 @@ def snapshot_of(nodes: list, values: list, key: tuple) -> list:
     copies: list = []
     at = copies.__getitem__
     for n, v, part in zip(nodes, values, key):
-        if v is None and n.srcs:  # (a copy needs no signature: nothing records on it)
+        if v is None and len(part) == 5 and part[4]:  # (a copy needs no signature)
             n = Node(n.op, n.dtype, n.shape, tuple(map(at, part[4])), n.arg, None, None)
         copies.append(n)
     return copies

@@ -515,10 +515,17 @@ def derived_signature(table: dict, key, sig):
 
 def evaluated(node: Node, value: Any, leaf: Any = None) -> None:
     """Give a computed node its value: from here on it is a leaf (``leaf``: its
-    ``leaf_id`` when the caller knows it)."""
+    ``leaf_id`` when the caller knows it).
+
+    Its sources are dropped, so the history below a value is freed once nobody else
+    holds it (a loop's state would otherwise keep every earlier iteration alive).
+    The value is set before the sources go: a walk that reads ``srcs`` first and
+    ``value`` second never sees a computed node without sources.
+    """
     global EPOCH
     node.value = value
     node.sig = (leaf or leaf_id(node.op, node.dtype, node.shape), (value,), NEVER)
+    node.srcs = ()
     EPOCH += 1
 
 
@@ -548,6 +555,7 @@ def _postorder(outputs: list, copy: bool) -> tuple:
     """(the outputs, or their copies; all nodes in post-order) of one iterative walk."""
     # Nodes hash by identity (in C), so they key ``memo`` directly.
     memo: dict = {}  # node -> emitted node (or copy); None while its sources are pending
+    read: dict = {}  # computed node -> the sources its first visit read
     order: list = []
     for root in outputs:
         stack = [root]
@@ -558,16 +566,20 @@ def _postorder(outputs: list, copy: bool) -> tuple:
                 if out is not None:  # reached again through another consumer
                     continue
                 out = node  # its sources are done
+                srcs = read.pop(node)
                 if copy:
                     out = Node(node.op, node.dtype, node.shape,
-                               tuple(map(memo.__getitem__, node.srcs)), node.arg)
+                               tuple(map(memo.__getitem__, srcs)), node.arg)
                 memo[node] = out
                 order.append(out)
-            elif node.value is not None or not node.srcs:
+                continue
+            srcs = node.srcs  # before the value: see ``evaluated``
+            if not srcs or node.value is not None:
                 memo[node] = node
                 order.append(node)
             else:
                 memo[node] = None
+                read[node] = srcs
                 stack.append(node)
-                stack.extend([s for s in reversed(node.srcs) if s not in memo])
+                stack.extend([s for s in reversed(srcs) if s not in memo])
     return [memo[r] for r in outputs], order

@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _dtypes as dt
+from . import _dtypes as dt, _live
 from ._array_object import Array, data_leaf
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
@@ -94,20 +94,22 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
         # whole live graph (a 10,000-op chain spent more time in collections than in
         # planning).
         with gc_paused():
-            runner, inputs, scal, nodes, values = _plan(pending, what)
+            runner, inputs, scal, walk, live = _plan(pending, what)
         if runner is not None:
             outs = runner(inputs, scal)
             with gc_paused():
-                if len(pending) == 1:
+                nodes, values = walk
+                if len(pending) == 1 and not live:
                     _remember(pending[0], runner, nodes, values)
-                for n, v in zip(pending, outs):
+                for n, v in zip(pending + [nodes[i] for i in live], outs):
                     ir.evaluated(n, v)
     return [a._node.value for a in arrays]
 
 
 def _plan(pending: list, what: str) -> tuple:
-    """(runner, inputs, packed scalars, walked nodes, their values) for the nodes of
-    ``pending`` still unevaluated (``pending`` is updated); runner None when none is."""
+    """(runner, inputs, packed scalars, the walk (nodes, values), positions of the nodes
+    it also computes and keeps, ``_live``) for the nodes of ``pending`` still unevaluated
+    (``pending`` is updated); runner None when none is."""
     while pending:
         # Another thread may evaluate part of this graph meanwhile: the walk reads each
         # node's value once and everything below (key, inputs, the graph copy a cache
@@ -123,13 +125,14 @@ def _plan(pending: list, what: str) -> tuple:
         return None, None, None, None, None
     if phs:
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
-    runner, made = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]), outputs,
-                                   keys, {})
+    live = _live.keep(nodes, values, keys[0], outputs)
+    runner, made = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]),
+                                   outputs + tuple(live), keys, {})
     check_allocation_once(runner.allocs, what)
     sched = runner.schedule
     inputs = list(map(values.__getitem__, sched.buffers[:sched.n_inputs]))
     scal = runtime.pack_scalars(sched, nodes) if sched.scalars and not made else None
-    return runner, inputs, scal, nodes, values
+    return runner, inputs, scal, (nodes, values), live
 
 
 _MAX_FAST = 1024  # entries of PROGRAMS.by_signature: (run(leaves) -> value, the root's leaf id)
@@ -138,7 +141,7 @@ _MAX_FAST = 1024  # entries of PROGRAMS.by_signature: (run(leaves) -> value, the
 def _remember(root: Node, runner, nodes: list, values: list) -> None:
     """Let the next graph of ``root``'s structure run ``runner`` without a walk, if
     this graph had no evaluated node inside (all its buffers and scalars are
-    leaves of its signature)."""
+    leaves of its signature).  (A graph with nodes to keep, ``_live``, has one.)"""
     sig = root.sig
     if sig is None or sig[2] != ir.EPOCH:
         return
