@@ -111,10 +111,10 @@ class Array:
 
     @property
     def T(self) -> "Array":
-        if self.ndim != 2:
+        node = self._node
+        if len(node.shape) != 2:
             raise ValueError(f"x.T needs a 2-d array, got {self.ndim}-d; use permute_dims or mT")
-        from ._manipulation import permute_dims
-        return permute_dims(self, (1, 0))
+        return record(Op.PERMUTE_DIMS, node.dtype, node.shape[::-1], (node,), (1, 0))
 
     @property
     def mT(self) -> "Array":

@@ -16,7 +16,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array_object import Array, data_leaf, is_symbolic
 from ._manipulation import _check_device, astype, broadcast_to, check_array, expand_dims, size_arg
-from ._memory import check_allocation, check_shape
+from ._memory import SMALL, check_allocation, check_shape
 
 Shape = Union[int, tuple]
 
@@ -212,14 +212,54 @@ def _fill(shape: Shape, value, dtype, fname: str) -> Array:
     return _leaf(np.full(shape, value, dtype=dtype.np))
 
 
+def _quick_shape(shape):
+    """``shape`` as a tuple when it is a Python int or a tuple of them making an array
+    too small for the size and memory checks to matter (``SMALL`` bytes at 16 bytes an
+    element); else None, for the general path and its errors."""
+    if type(shape) is int:
+        return (shape,) if 0 <= shape < _QUICK_ELEMENTS else None
+    if type(shape) is not tuple:
+        return None
+    n = 1
+    for d in shape:
+        if type(d) is not int or d < 0:
+            return None
+        n *= d
+    return shape if n < _QUICK_ELEMENTS else None
+
+
+_QUICK_ELEMENTS = SMALL // 16
+_DTYPES = frozenset(dt.ALL_DTYPES)
+
+
+def _quick_fill(shape, value: int, dtype, device):
+    """zeros/ones of a quick shape and a lazyarray dtype (0 and 1 fit every dtype)."""
+    if device is None and (dtype is None or dtype in _DTYPES):
+        s = _quick_shape(shape)
+        if s is not None:
+            d = dtype or dt.float64
+            return data_leaf(np.full(s, value, dtype=d.np), d)
+    return None
+
+
 def zeros(shape: Shape, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
     """An array of zeros (default dtype float64)."""
+    out = _quick_fill(shape, 0, dtype, device)
+    return _zeros(shape, dtype, device) if out is None else out
+
+
+def _zeros(shape: Shape, dtype, device) -> Array:
     _check_device(device)
     return _fill(shape, 0, dtype or dt.float64, "zeros")
 
 
 def ones(shape: Shape, *, dtype: Optional[dt.DType] = None, device=None) -> Array:
     """An array of ones (default dtype float64)."""
+    out = _quick_fill(shape, 1, dtype, device)
+    return _ones(shape, dtype, device) if out is None else out
+
+
+def _ones(shape: Shape, dtype, device) -> Array:
     _check_device(device)
     return _fill(shape, 1, dtype or dt.float64, "ones")
 

@@ -106,6 +106,9 @@ def _parse_basic(x: Array, key) -> tuple:
 def getitem(x: Array, key) -> Array:
     """``x[key]``: a view for a basic index, a gather for integer arrays, a selection for a
     boolean mask (the sole index)."""
+    out = _quick_basic(x, key)
+    if out is not None:
+        return out
     key = _simplify_key(key)
     mask = _sole_mask(key)
     if mask is not None:
@@ -123,6 +126,57 @@ def _basic_getitem(x: Array, key: tuple) -> Array:
     if new_axes:
         out = expand_dims(out, axis=new_axes)
     return out if out is not x else Array._new(x._node)
+
+
+_FULL = ("s", None, None, 1)
+
+
+def _quick_basic(x: Array, key):
+    """``x[key]`` for the common keys (Python ints and slices of Python ints or None, on
+    concrete sizes) without the general parse; None for any other key.  The items are
+    those ``_parse_basic`` makes, so both paths share programs."""
+    node = x._node
+    shape = node.shape
+    if type(key) is not tuple:
+        key = (key,)
+    if len(key) > len(shape):
+        return None
+    items, out = [], []
+    for axis, k in enumerate(key):
+        size = shape[axis]
+        if type(size) is not int:
+            return None
+        t = type(k)
+        if t is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if not (_small(start) and _small(stop) and _small(step)) or step == 0:
+                return None
+            first, end, by = k.indices(size)
+            n = len(range(first, end, by))
+            if n <= 1:  # as _slice_item: no step is taken
+                items.append(("s", first if n else 0, first + n if n else 0, 1))
+            else:
+                items.append(("s", start, stop, 1 if step is None else step))
+            out.append(n)
+        elif t is int:
+            if not -size <= k < size:
+                return None  # the general path raises the IndexError
+            items.append(("i", k))
+        else:
+            return None
+    while items and items[-1] == _FULL:
+        items.pop()
+    if not items:
+        return Array._new(node)
+    return record(Op.SLICE, x.dtype, tuple(out) + shape[len(key):], (node,), tuple(items))
+
+
+def _small(v) -> bool:
+    """None or a Python int that needs no clamping (see ``_clamped``)."""
+    return v is None or (type(v) is int and -_INT64_MAX <= v <= _INT64_MAX)
+
+
+Array.__getitem__ = getitem  # (the method Array defines imports this module at its first use)
 
 
 def setitem(x: Array, key, value) -> None:

@@ -18,6 +18,9 @@ from ._statistical import sum as _sum
 from .backend.ir import Op, dim_assert_equal
 
 
+_NUMERIC = frozenset(dt.NUMERIC)
+
+
 def _promoted(fname: str, x1: Array, x2: Array) -> dt.DType:
     check_array(x1, fname, "x1")
     check_array(x2, fname, "x2")
@@ -29,6 +32,16 @@ def _promoted(fname: str, x1: Array, x2: Array) -> dt.DType:
 
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product with the standard's 1-d and batch-broadcasting rules."""
+    if type(x1) is Array and type(x2) is Array:  # two matrices of one dtype: what the
+        a, b = x1._node, x2._node                  # general path records, without its steps
+        sa, sb = a.shape, b.shape
+        if len(sa) == 2 and len(sb) == 2 and a.dtype is b.dtype and sa[1] == sb[0] \
+                and a.dtype in _NUMERIC:
+            return record(Op.MATMUL, a.dtype, (sa[0], sb[1]), (a, b))
+    return _matmul(x1, x2)
+
+
+def _matmul(x1: Array, x2: Array) -> Array:
     d = _promoted("matmul", x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("matmul(): operands must have at least one dimension")
@@ -43,8 +56,9 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         raise ValueError(f"matmul(): inner sizes differ: x1 has shape {x1.shape}, "
                          f"x2 has shape {x2.shape}") from None
     batch = broadcast_shapes(sa[:-2], sb[:-2])
-    a = broadcast_to(a, batch + sa[-2:])
-    b = broadcast_to(b, batch + sb[-2:])
+    if batch:
+        a = broadcast_to(a, batch + sa[-2:])
+        b = broadcast_to(b, batch + sb[-2:])
     out = record(Op.MATMUL, d, batch + (sa[-2], n), (a._node, b._node))
     if x1.ndim == 1:
         out = squeeze(out, axis=-2)

@@ -18,7 +18,7 @@ from ._external import concrete, external, leaf
 from ._manipulation import (broadcast_shapes, broadcast_to, cast, check_array, expand_dims,
                             normalize_axes, normalize_axis, reshape)
 from ._statistical import sum as _sum
-from .backend.ir import Op
+from .backend.ir import Node, Op
 
 
 def where(condition: Array, x1: Union[Array, Scalar], x2: Union[Array, Scalar], /) -> Array:
@@ -26,6 +26,9 @@ def where(condition: Array, x1: Union[Array, Scalar], x2: Union[Array, Scalar], 
 
     The lazy way to make a data-dependent choice inside a traced function.
     """
+    quick = _quick_where(condition, x1, x2)
+    if quick is not None:
+        return quick
     check_array(condition, "where", "condition")
     if condition.dtype is not dt.bool:
         raise TypeError(f"where(): condition must be a bool array, got {condition.dtype}")
@@ -35,6 +38,42 @@ def where(condition: Array, x1: Union[Array, Scalar], x2: Union[Array, Scalar], 
     for n in (condition._node, n1, n2):
         srcs.append(n if n.op is Op.SCALAR else broadcast_to(Array._new(n), shape)._node)
     return record(Op.WHERE, dtype, shape, tuple(srcs))
+
+
+def _quick_where(condition, x1, x2):
+    """``where`` of a bool array and two operands of its shape and one dtype (or one of
+    them a Python float beside a floating array), as the general path records it;
+    None for anything else."""
+    if type(condition) is not Array or condition._node.dtype is not dt.bool:
+        return None
+    shape = condition._node.shape
+    n1, n2 = _same(x1, shape), _same(x2, shape)
+    if n1 is None or n2 is None:
+        return None
+    d = n1.dtype if n1.op is not Op.SCALAR else n2.dtype
+    if n1.op is Op.SCALAR:
+        if n2.op is Op.SCALAR or d not in _FLOATING:
+            return None
+        n1 = Node(Op.SCALAR, d, (), (), None, x1)
+    elif n2.op is Op.SCALAR:
+        if d not in _FLOATING:
+            return None
+        n2 = Node(Op.SCALAR, d, (), (), None, x2)
+    elif n2.dtype is not d:
+        return None
+    return record(Op.WHERE, d, shape, (condition._node, n1, n2))
+
+
+_FLOATING = frozenset(dt.FLOATING)
+_FLOAT_MARK = Node(Op.SCALAR, dt.float64, (), (), None, 0.0)  # "a Python float" for _same
+
+
+def _same(x, shape):
+    """The node of an Array of ``shape``, ``_FLOAT_MARK`` for a Python float, else None."""
+    if type(x) is Array:
+        n = x._node
+        return n if n.shape == shape and n.op is not Op.SCALAR else None
+    return _FLOAT_MARK if type(x) is float else None
 
 
 # --------------------------------------------------------------------------- argmax, argmin

@@ -90,11 +90,30 @@ def _reduce_all(op: Op, x: Array, keepdims: bool) -> Array:
     return out
 
 
+def _reduce_one(op: Op, x: Array, axis: int, keepdims: bool):
+    """``reduce(op, x, axis, keepdims, x.dtype)`` over one axis given as a Python int in
+    range, for input the fast paths checked; None for anything else."""
+    node = x._node
+    shape = node.shape
+    n = len(shape)
+    if not -n <= axis < n:
+        return None  # the general path raises the AxisError
+    axis %= n
+    keepdims = bool(keepdims)
+    out = shape[:axis] + (1,) + shape[axis + 1:] if keepdims else shape[:axis] + shape[axis + 1:]
+    return record(op, node.dtype, out, (node,), ((axis,), keepdims))
+
+
 def sum(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in int64/uint64 unless ``dtype`` says otherwise."""
-    if axis is None and dtype is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        return _reduce_all(Op.SUM, x, keepdims)
+    if dtype is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
+        if axis is None:
+            return _reduce_all(Op.SUM, x, keepdims)
+        if type(axis) is int:
+            out = _reduce_one(Op.SUM, x, axis, keepdims)
+            if out is not None:
+                return out
     _numeric(x, "sum", "numeric")
     return reduce(Op.SUM, x, axis, keepdims, _accumulator_dtype(x, dtype, "sum"), "sum")
 
@@ -108,18 +127,24 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,
 
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Maximum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
-    if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
-        return _reduce_all(Op.MAX, x, keepdims)
-    _numeric(x, "max")
-    return reduce(Op.MAX, x, axis, keepdims, x.dtype, "max")
+    return _extreme(Op.MAX, x, axis, keepdims)
 
 
 def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Minimum over ``axis``; NaN propagates. An empty reduction raises ValueError."""
-    if axis is None and type(x) is Array and x._node.dtype in _OWN_REAL:
-        return _reduce_all(Op.MIN, x, keepdims)
-    _numeric(x, "min")
-    return reduce(Op.MIN, x, axis, keepdims, x.dtype, "min")
+    return _extreme(Op.MIN, x, axis, keepdims)
+
+
+def _extreme(op: Op, x: Array, axis: Axis, keepdims: bool) -> Array:
+    if type(x) is Array and x._node.dtype in _OWN_REAL:
+        if axis is None:
+            return _reduce_all(op, x, keepdims)
+        if type(axis) is int:
+            out = _reduce_one(op, x, axis, keepdims)
+            if out is not None:
+                return out
+    _numeric(x, op.value)
+    return reduce(op, x, axis, keepdims, x.dtype, op.value)
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:

@@ -1,0 +1,106 @@
+"""The recording fast paths record what the general paths do (same node, so both share
+signatures and programs), and hand everything else to them."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _creation, _indexing, _linear_algebra, _searching, _statistical
+from lazyarray.backend.ir import Op
+
+
+def same(a, b) -> None:
+    na, nb = a._node, b._node
+    assert (na.op, na.dtype, na.shape, na.arg) == (nb.op, nb.dtype, nb.shape, nb.arg)
+    assert na.srcs == nb.srcs and na.sig == nb.sig
+
+
+X = xp.asarray(np.arange(24.0).reshape(4, 6))
+V = xp.asarray(np.arange(7.0))
+
+KEYS = [0, -1, 3, slice(None), slice(1, -1), slice(None, None, -1), slice(5, 1, -2),
+        slice(2, 3), slice(3, 3), slice(-100, 100, 3), (1, 2), (slice(1, 3), -2),
+        (slice(None), slice(None)), (slice(None), 0), (slice(0, 1), slice(None, None, 2)),
+        (2, slice(4, None))]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=repr)
+def test_basic_index(key):
+    quick = _indexing._quick_basic(X, key)
+    general = _indexing._basic_getitem(X, _indexing._simplify_key(key))
+    assert quick is not None
+    same(quick, general)
+    np.testing.assert_array_equal(np.asarray(quick), np.asarray(X)[key])
+
+
+@pytest.mark.parametrize("key", [(Ellipsis, 1), None, (1, None), True, np.int64(1),
+                                 slice(np.int64(1), None), slice(0, 2**70), 9, (0, 0, 0),
+                                 xp.asarray([0, 1])], ids=repr)
+def test_basic_index_others_take_the_general_path(key):
+    assert _indexing._quick_basic(X, key) is None
+
+
+def test_index_errors_are_the_general_ones():
+    with pytest.raises(IndexError, match="out of bounds"):
+        X[4]
+    with pytest.raises(ValueError, match="step cannot be zero"):
+        V[::0]
+
+
+def test_matmul():
+    a = xp.asarray(np.ones((3, 4)))
+    b = xp.asarray(np.ones((4, 2)))
+    same(xp.matmul(a, b), _linear_algebra._matmul(a, b))
+    assert xp.matmul(a, b)._node.op is Op.MATMUL
+
+
+@pytest.mark.parametrize("x1, x2", [("a", "b"), ("a", 2.5), (-1.0, "b")])
+def test_where(x1, x2):
+    c = X > 5.0
+    ops = {"a": X, "b": X * 2.0}
+    x1, x2 = ops.get(x1, x1), ops.get(x2, x2)
+    quick = _searching._quick_where(c, x1, x2)
+    assert quick is not None
+    general = _searching.where(c, x1 if not isinstance(x1, float) else xp.asarray(x1), x2)
+    assert quick._node.shape == general._node.shape and quick._node.op is Op.WHERE
+    np.testing.assert_array_equal(np.asarray(quick), np.asarray(general))
+
+
+@pytest.mark.parametrize("args", [(X > 1, X, 1), (X > 1, X, V), (X, X, X),
+                                  (X > 1, xp.astype(X, xp.float32), X)])
+def test_where_others_take_the_general_path(args):
+    assert _searching._quick_where(*args) is None
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduce_one_axis(axis, keepdims):
+    for op in (Op.SUM, Op.MAX, Op.MIN):
+        same(_statistical._reduce_one(op, X, axis, keepdims),
+             _statistical.reduce(op, X, axis, keepdims, X.dtype, op.value))
+
+
+def test_reduce_axis_out_of_range_is_the_general_error():
+    with pytest.raises(ValueError, match="axis"):
+        xp.sum(X, axis=2)
+
+
+@pytest.mark.parametrize("shape", [5, (), (0, 3), (2, 3)])
+@pytest.mark.parametrize("dtype", [None, xp.int8, xp.bool, xp.complex64])
+def test_zeros_ones(shape, dtype):
+    for fn, value in ((xp.zeros, 0), (xp.ones, 1)):
+        quick = _creation._quick_fill(shape, value, dtype, None)
+        assert quick is not None
+        general = _creation._fill(shape, value, dtype or xp.float64, fn.__name__)
+        assert quick.dtype == general.dtype and quick.shape == general.shape
+        np.testing.assert_array_equal(np.asarray(quick), np.asarray(general))
+
+
+@pytest.mark.parametrize("shape", [-1, 2.0, True, (2, -1), [2, 3], (2**40, 2**40), np.int64(3)])
+def test_zeros_others_take_the_general_path(shape):
+    assert _creation._quick_fill(shape, 0, None, None) is None
+
+
+def test_transpose():
+    same(X.T, xp.permute_dims(X, (1, 0)))
+    with pytest.raises(ValueError, match="2-d"):
+        V.T
