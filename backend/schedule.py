@@ -30,6 +30,7 @@ from .ir import (ARG_REDUCE, COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, SC
 SCALAR_SLOT = 16  # bytes per runtime scalar argument: room for a complex128
 MAX_BODY = 64     # instructions per kernel body (loads, scalars, ops, gathers)
 MAX_LOADS = 16    # loads per kernel (a gather's read of its source counts)
+MAX_COPIES = 4    # kernels an elementwise node may be computed in instead of a buffer
 _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
 
 
@@ -167,7 +168,9 @@ def schedule(nodes: list, outputs: list, key: tuple | None = None) -> Schedule:
        and the map from iteration axes to the node's axes.  When a node's turn
        comes all its contexts are known, and it becomes a root when
        * it is elementwise and has two different contexts (it would be
-         computed twice, or through two view paths);
+         computed twice, or through two view paths), unless each context is
+         in a kernel of its own and there are at most ``MAX_COPIES`` of them
+         (two for a costly op): then each of those kernels computes it;
        * it is elementwise or a gather and fusing it would take its kernel
          past ``MAX_BODY`` instructions or ``MAX_LOADS`` loads (so a long
          chain is cut every ``MAX_BODY`` instructions at most; while a
@@ -333,9 +336,9 @@ class _Planner:
             if cs is None:
                 continue  # in no kernel (a view read only by a gather, say)
             if kind == _EW:
-                if type(cs) is int and self._fuse(j, cs):
+                if self._fuse(j, cs) if type(cs) is int else self._copy(j, cs):
                     continue
-                root[j] = 1  # two contexts, or its kernel is full
+                root[j] = 1  # shared too widely, or a kernel is full
                 self._open(j)
             elif kind == _VIEW:
                 self._view(j, cs)
@@ -432,6 +435,27 @@ class _Planner:
             else:
                 cur.add(c)
         return True
+
+    def _copy(self, j: int, cs: set) -> bool:
+        """Compute elementwise ``j`` in each kernel that reads it (its sources then follow
+        it there) rather than give it a buffer, when each reads it once (through one view
+        path), at most ``MAX_COPIES`` kernels do (two for a costly op), and each has room:
+        several outputs sharing a subexpression then take one pass each over memory
+        instead of one per shared node (call and put prices: 2 kernels, not 12)."""
+        if len(cs) > (2 if self.g.nodes[j].op in COSTLY else MAX_COPIES):
+            return False
+        kernels = {id(self.c_kernel[c]) for c in cs}
+        if len(kernels) != len(cs) or not all(self._room(j, c) for c in cs):
+            return False
+        for c in cs:
+            self._fuse(j, c)
+        return True
+
+    def _room(self, j: int, c: int) -> bool:
+        """Whether fusing ``j`` into context ``c`` keeps its kernel within the caps."""
+        new, loads = self._new(self.g.srcs[j], c)
+        k = self.c_kernel[c]
+        return k.n_body + len(new) <= MAX_BODY and k.n_loads + loads - 1 <= MAX_LOADS
 
     def _view(self, j: int, cs) -> None:
         """View ``j`` (not a root) is evaluated in each context it is read in."""
