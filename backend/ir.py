@@ -25,6 +25,13 @@ class ScalarType:
         self.np = np.dtype(name)
         self.itemsize = self.np.itemsize  # bytes per element in memory (bool: 1)
 
+    @property
+    def dtype(self) -> np.dtype:
+        """numpy's dtype of the same name: ``numpy.dtype()`` reads this attribute, so
+        numpy accepts lazyarray's dtypes (``np.zeros(3, dtype=xp.float32)``), as code
+        that mixes the two namespaces expects."""
+        return self.np
+
     def __repr__(self) -> str:
         return self.name
 

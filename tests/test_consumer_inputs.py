@@ -55,3 +55,12 @@ def test_result_type_of_python_scalars_only_is_a_value_error():
     with pytest.raises(ValueError, match="besides Python scalars"):
         xp.result_type(1.0, 2.0)
     assert xp.result_type(xp.float32, 1.0) == xp.float32
+
+
+@pytest.mark.parametrize("name", ["bool", "int8", "uint64", "float32", "float64", "complex64"])
+def test_numpy_accepts_lazyarray_dtypes(name):
+    d = getattr(xp, name)
+    assert np.dtype(d) == np.dtype(name)
+    assert np.zeros(2, dtype=d).dtype == np.dtype(name)
+    assert np.asarray([1, 0]).astype(d).dtype == np.dtype(name)
+    assert xp.asarray(np.ones(2, dtype=d)).dtype is d
