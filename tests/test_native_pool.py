@@ -16,6 +16,17 @@ import lazyarray as xp
 pytestmark = pytest.mark.skipif(parallel.pool(wait=True) is None,
                                 reason="no native pool here (platform or one thread)")
 
+@pytest.fixture(autouse=True)
+def every_worker():
+    """Chunks are posted to the workers whatever the load (the monitor would keep them
+    from a busy machine, and these tests are about the workers)."""
+    pool = parallel.pool()
+    pool.adapt = False
+    pool.allow(pool.workers)
+    yield
+    pool.adapt = True
+
+
 # i32 fn(head, meta, scal, err): *(i64*)head = meta[0] * 10 + meta[1]; meta[0] == 99 fails
 _PROBE = """
 define i32 @lazyarray_test_probe(ptr %head, ptr %meta, ptr %scal, ptr %err) {
@@ -165,3 +176,53 @@ def test_runner_chunks_use_the_native_pool():
     (runner,) = p._runners.values()
     assert isinstance(runner.steps[0], runtime.Chunked)
     np.testing.assert_allclose(np.asarray(p(xv)), np.exp(xv) * 2, rtol=1e-14)
+
+
+# i32 fn(head, meta, scal, err): *(i64*)head = gettid(), the thread that ran the chunk
+_TID_PROBE = """
+declare i64 @syscall(i64, ...)
+define i32 @lazyarray_test_tid(ptr %head, ptr %meta, ptr %scal, ptr %err) {
+  %t = call i64 (i64, ...) @syscall(i64 186)
+  store i64 %t, ptr %head
+  ret i32 0
+}
+"""
+
+
+def _threads_of_chunks(n: int) -> list:
+    pool = parallel.pool()
+    fn = llvm.codegen().load_shared("lazyarray_test_tid", ir_text=_TID_PROBE)
+    outs = np.zeros(n, np.int64)
+    heads = np.array([outs.ctypes.data + 8 * c for c in range(n)], np.int64)
+    metas = np.zeros((n, 2), np.int64)
+    maddr = np.array([metas.ctypes.data + 16 * c for c in range(n)], np.int64)
+    errs = np.zeros((n, 4), np.int64)
+    assert pool.run(pool.addr, pool.workers, fn, heads.ctypes.data, maddr.ctypes.data,
+                    None, errs.ctypes.data, n) == 0
+    return outs.tolist()
+
+
+def test_with_no_room_every_chunk_runs_on_the_caller():
+    pool = parallel.pool()
+    try:
+        pool.allow(0)
+        for _ in range(20):
+            assert _threads_of_chunks(4) == [threading.get_native_id()] * 4
+        assert int(np.frombuffer((ctypes_at(pool.addr)), np.int32)[0]) == 0  # not left busy
+        check = xp.sum(xp.sin(xp.asarray(np.linspace(0, 1, 10**6))))  # a chunked kernel
+        np.testing.assert_allclose(float(check), np.sum(np.sin(np.linspace(0, 1, 10**6))),
+                                   rtol=1e-12)
+    finally:
+        pool.allow(pool.workers)
+
+
+def ctypes_at(addr: int):
+    import ctypes
+    return (ctypes.c_char * 4).from_address(addr)
+
+
+@pytest.mark.parametrize("ncpu, others, workers, want", [
+    (2, 0.0, 1, 1), (2, 0.25, 1, 1), (2, 0.5, 1, 0), (2, 2.0, 1, 0), (8, 2.0, 7, 5),
+    (8, 0.0, 7, 7), (8, 9.0, 7, 0), (1, 0.0, 0, 0)])
+def test_workers_allowed_by_the_load_of_other_processes(ncpu, others, workers, want):
+    assert parallel.allowed_workers(ncpu, others, workers) == want
