@@ -124,8 +124,39 @@ def _broadcast_size(a, b, shapes: tuple):
                          "together") from None
 
 
+def _int_shape(shape):
+    """``shape`` if it is a tuple of Python ints of at least -1 (else None: the general
+    paths convert and check it)."""
+    if type(shape) is not tuple:
+        return None
+    for d in shape:
+        if type(d) is not int or d < -1:
+            return None
+    return shape
+
+
+def _quick_broadcast(x: Array, shape) -> Optional[Array]:
+    """``broadcast_to`` of an Array of concrete sizes to a tuple of Python ints it
+    broadcasts to, recorded as the general path does; None for anything else."""
+    if type(x) is not Array or _int_shape(shape) is None or -1 in shape:
+        return None
+    node = x._node
+    src = node.shape
+    if len(shape) < len(src):
+        return None
+    for s, t in zip(src, shape[len(shape) - len(src):]):
+        if type(s) is not int or (s != t and s != 1):
+            return None
+    if src == shape:
+        return Array._new(node)
+    return record(Op.BROADCAST_TO, node.dtype, shape, (node,))
+
+
 def broadcast_to(x: Array, /, shape: tuple) -> Array:
     """``x`` broadcast to ``shape`` (a view: nothing is copied)."""
+    quick = _quick_broadcast(x, shape)
+    if quick is not None:
+        return quick
     check_array(x, "broadcast_to")
     shape = _shape_arg(shape, "broadcast_to")
     for d in shape:
@@ -183,8 +214,38 @@ def _shape_arg(shape, fname: str) -> tuple:
     return tuple(size_arg(d, fname, shape) for d in shape)
 
 
+def _quick_reshape(x: Array, shape) -> Optional[Array]:
+    """``reshape`` of an Array of concrete sizes to a tuple of Python ints (one may be -1)
+    of the same size, recorded as the general path does; None for anything else."""
+    if type(x) is not Array or _int_shape(shape) is None or shape.count(-1) > 1:
+        return None
+    node = x._node
+    total = 1
+    for d in node.shape:
+        if type(d) is not int:
+            return None
+        total *= d
+    known = 1
+    for d in shape:
+        if d != -1:
+            known *= d
+    if -1 in shape:
+        if known == 0 or total % known:
+            return None
+        shape = tuple(total // known if d == -1 else d for d in shape)
+    elif known != total:
+        return None
+    if shape == node.shape:
+        return Array._new(node)
+    return record(Op.RESHAPE, node.dtype, shape, (node,))
+
+
 def reshape(x: Array, /, shape: Sequence[int], *, copy: Optional[bool] = None) -> Array:
     """``x`` with a new shape of the same size; one entry may be -1."""
+    if copy is None:
+        quick = _quick_reshape(x, shape)
+        if quick is not None:
+            return quick
     check_array(x, "reshape")
     if copy is False:
         raise ValueError("reshape(copy=False): lazyarray arrays never share memory, so a "

@@ -104,3 +104,32 @@ def test_transpose():
     same(X.T, xp.permute_dims(X, (1, 0)))
     with pytest.raises(ValueError, match="2-d"):
         V.T
+
+
+@pytest.mark.parametrize("shape", [(24,), (-1,), (2, -1), (4, 6), (6, 4), (1, 24, 1), (2, 3, 4)])
+def test_reshape(shape):
+    from lazyarray import _manipulation as m
+    quick = m._quick_reshape(X, shape)
+    assert quick is not None
+    same(quick, xp.reshape(X, shape, copy=True))  # copy=True takes the general path
+    np.testing.assert_array_equal(np.asarray(quick), np.asarray(X).reshape(shape))
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (-1, -1), (0, -1), [24], (np.int64(24),), (-2, 12)])
+def test_reshape_others_take_the_general_path(shape):
+    from lazyarray import _manipulation as m
+    assert m._quick_reshape(X, shape) is None
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (2, 4, 6), (3, 1, 4, 6)])
+def test_broadcast(shape):
+    from lazyarray import _manipulation as m
+    quick = m._quick_broadcast(X, shape)
+    assert quick is not None
+    np.testing.assert_array_equal(np.asarray(quick), np.broadcast_to(np.asarray(X), shape))
+
+
+@pytest.mark.parametrize("shape", [(6,), (4, 7), (-1, 6), [4, 6], (2, 0, 6)])
+def test_broadcast_others_take_the_general_path(shape):
+    from lazyarray import _manipulation as m
+    assert m._quick_broadcast(X, shape) is None
