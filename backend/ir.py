@@ -465,6 +465,14 @@ def signature(op: Op, dtype: ScalarType, shape: Shape, srcs: tuple, arg: Any):
 def merge_leaves(leaves: tuple, more: tuple) -> tuple:
     """(``leaves`` followed by those of ``more`` not among them, the position of each
     of ``more`` in that tuple); ((), None) past ``MAX_LEAVES``."""
+    if len(more) == 1:  # one leaf (a scalar operand, most often): no list to build
+        leaf = more[0]
+        for i, m in enumerate(leaves):
+            if m is leaf:
+                return leaves, (i,)
+        if len(leaves) >= MAX_LEAVES:
+            return (), None
+        return leaves + more, (len(leaves),)
     merged = list(leaves)
     where = []
     for leaf in more:
