@@ -33,6 +33,7 @@ class Lowering:
     def __init__(self, sources: dict) -> None:
         self.sources = sources
         self.memo: dict = {}
+        self.reductions: dict = {}  # (op, source node, axes) -> its result, axes kept
 
     def run(self, roots: list) -> list:
         order, region = rg.regions(roots)
@@ -65,8 +66,7 @@ class Lowering:
         if op in rg.FUSABLE:
             return self._elementwise(n, members)
         if op in ir.REDUCE:
-            from ._reduce import reduction
-            return reduction(self, n, members[:-1])
+            return self._reduction(n, members)
         if op in ir.ARG_REDUCE:
             from ._reduce import arg_reduction
             return arg_reduction(self, n, members[:-1])
@@ -77,6 +77,18 @@ class Lowering:
         if native is not None:
             return native(n, [self.array(s) for s in n.srcs if s.op is not Op.SCALAR])
         return self._one_block(n)
+
+    def _reduction(self, n: Node, members: list):
+        """A reduction, shared by the reductions of one node over the same axes that
+        differ in ``keepdims`` only (``var`` keeps the mean's axes, a user's ``mean``
+        beside it may not)."""
+        from ._reduce import reduction
+        axes, keepdims = n.arg
+        key = (n.op, n.srcs[0], axes)
+        kept = self.reductions.get(key)
+        if kept is None:
+            kept = self.reductions[key] = reduction(self, n, members[:-1], True)
+        return kept if keepdims else _da().squeeze(kept, axis=axes)
 
     # ------------------------------------------------------------------ regions
 

@@ -26,8 +26,10 @@ def _keep(x, axis=None, keepdims=None):
 
 
 def _step(kernel, x, axis=None, keepdims=None):
-    """A combine or aggregate step: ``kernel`` knows its axes already."""
-    return run(kernel, x)
+    """A combine or aggregate step: ``kernel`` knows its axes already. A 0-d result is
+    a numpy scalar, as dask.array's reductions of numpy blocks give."""
+    out = run(kernel, x)
+    return out[()] if out.ndim == 0 else out
 
 
 def tree_reduce(partials, op: str, axes: tuple, keepdims: bool, dtype, count=None):
@@ -52,9 +54,10 @@ def _without_empty_blocks(args: list, axes: tuple) -> list:
     return out
 
 
-def reduction(low, n: Node, members: list):
-    """``n`` (a sum, prod, max, min, mean, any or all) of the region ``members``."""
-    axes, keepdims = n.arg
+def reduction(low, n: Node, members: list, keepdims: bool):
+    """``n`` (a sum, prod, max, min, mean, any or all) of the region ``members``, with
+    the reduced axes of size 1 when ``keepdims``."""
+    axes = n.arg[0]
     src = n.srcs[0]
     base = src.shape
     chunk_op = _CHUNK_OP.get(n.op, n.op)
@@ -100,7 +103,7 @@ def _arg_step(kernel, x, axis=None, keepdims=True):
 
 
 def _indices(packed: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(packed["i"])
+    return packed["i"][()] if packed.ndim == 0 else np.ascontiguousarray(packed["i"])
 
 
 def arg_reduction(low, n: Node, members: list):
