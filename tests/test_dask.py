@@ -93,6 +93,16 @@ def test_reductions_keepdims_integers_booleans_and_zero_d(client):
     assert lzd.to_dask(zero_d).shape == ()
 
 
+def test_empty_arrays(client):
+    empty = np.ones((0, 5))
+    x = lz(empty, chunks=((0,), (2, 3)))
+    close(xp.sum(xp.exp(x), axis=0), np.zeros(5))
+    close(xp.mean(x, axis=1), np.zeros(0))
+    close(xp.prod(x * 2.0), np.float64(1.0))
+    with pytest.raises(ValueError):
+        np.asarray(xp.max(x, axis=0))
+
+
 @pytest.mark.parametrize("fname", ["argmax", "argmin"])
 def test_arg_reductions(client, fname):
     a = np.round(M, 1)  # ties: the first index wins
@@ -198,6 +208,7 @@ def test_a_worker_killed_mid_compute_is_replaced_and_the_result_is_right(client)
         time.sleep(0.05)
     time.sleep(0.5)  # a few blocks done on each worker
     victim = sorted(pids)[0]
+    assert not future.done()
     os.kill(pids[victim], signal.SIGKILL)
     got = future.result(timeout=120)
     np.testing.assert_allclose(got, np.sum(np.exp(-v) * 3.0), rtol=1e-12)
