@@ -56,7 +56,7 @@ def test_elementwise_region_is_one_blockwise_layer(client):
     x = lz(M)
     y = xp.sin(x) * x**2 + xp.where(x > 0, xp.exp(-x), 2.0 * x)
     d = lzd.to_dask(y)
-    runs = [k for k in d.dask.layers if k.startswith("run-")]
+    runs = [k for k in d.dask.layers if k.startswith("lazyarray-")]
     assert len(runs) == 1 and d.chunks == UNEVEN
     close(d.compute(), np.sin(M) * M**2 + np.where(M > 0, np.exp(-M), 2.0 * M), rtol=1e-13)
 

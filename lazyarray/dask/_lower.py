@@ -136,7 +136,12 @@ class Lowering:
                         tuple(index[s] for s in n.srcs), n.arg))
         kernel = GraphKernel(entries, (len(entries) - 1,))
         return blockwise(partial(run, kernel), n.shape, n.dtype.np, args,
-                         chunks={i: (d,) for i, d in enumerate(n.shape)})
+                         chunks={i: (d,) for i, d in enumerate(n.shape)},
+                         token=f"lazyarray-{_op_name(n)}")
+
+
+def _op_name(n: Node) -> str:
+    return n.arg.name if n.op is Op.EXTERNAL else n.op.value
 
 
 def _scalars(m: Node, entries: list, index: dict) -> None:
@@ -146,9 +151,11 @@ def _scalars(m: Node, entries: list, index: dict) -> None:
             entries.append(("scalar", s.dtype.name, s.value))
 
 
-def blockwise(fn, shape: tuple, dtype, args: list, adjust=None, chunks=None, meta_dtype=None):
+def blockwise(fn, shape: tuple, dtype, args: list, adjust=None, chunks=None, meta_dtype=None,
+              token: str = "lazyarray"):
     """``da.blockwise`` over output axes ``0..len(shape)-1``; output axes that no input
-    has get ``chunks[axis]`` (default: Dask's automatic chunking)."""
+    has get ``chunks[axis]`` (default: Dask's automatic chunking). Keys are named
+    ``token-<hash>`` (what a Dask dashboard shows)."""
     da = _da()
     rank = len(shape)
     chunkss, arrays = da.core.unify_chunks(*args) if args else ({}, [])
@@ -163,7 +170,7 @@ def blockwise(fn, shape: tuple, dtype, args: list, adjust=None, chunks=None, met
         new_axes = {i: auto[i] for i in new}
     meta = np.empty((0,) * rank, dtype=meta_dtype or dtype)
     return da.blockwise(fn, tuple(range(rank)), *flat, new_axes=new_axes, adjust_chunks=adjust,
-                        dtype=meta_dtype or dtype, meta=meta, concatenate=True)
+                        dtype=meta_dtype or dtype, meta=meta, concatenate=True, token=token)
 
 
 def without_empty_chunks(a, axes):

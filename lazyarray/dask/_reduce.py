@@ -41,7 +41,8 @@ def tree_reduce(partials, op: str, axes: tuple, keepdims: bool, dtype, count=Non
     out_rank = rank if keepdims else rank - len(axes)
     return _da().reduction(partials, chunk=_keep, combine=partial(_step, comb),
                            aggregate=partial(_step, agg), axis=axes, keepdims=keepdims,
-                           dtype=d, meta=np.empty((0,) * out_rank, d), concatenate=True)
+                           dtype=d, meta=np.empty((0,) * out_rank, d), concatenate=True,
+                           name=f"lazyarray-{op}")
 
 
 def _without_empty_blocks(args: list, axes: tuple) -> list:
@@ -72,7 +73,8 @@ def reduction(low, n: Node, members: list, keepdims: bool):
     if n.op in _EMPTY_FAILS:
         args = _without_empty_blocks(args, axes)
     partials = blockwise(partial(run, kernel), base, n.dtype.np, args,
-                         adjust={i: 1 for i in axes}, chunks=chunks)
+                         adjust={i: 1 for i in axes}, chunks=chunks,
+                         token=f"lazyarray-{chunk_op.value}-chunk")
     count = None
     if n.op is Op.MEAN:
         count = 1
@@ -131,13 +133,15 @@ def arg_reduction(low, n: Node, members: list):
                    if k % 2 and axis in ind), base[axis])
     sdtype = np.dtype([("v", np.dtype(vdtype)), ("i", np.int64), ("n", np.int64)])
     partials = blockwise(partial(_arg_chunk, kernel, axis, length), base, sdtype, args,
-                         adjust={axis: 1}, chunks=chunks)
+                         adjust={axis: 1}, chunks=chunks,
+                         token=f"lazyarray-{n.op.value}-chunk")
     rank = len(base)
     comb = RecipeKernel("arg_partials", (n.op.value, axis, rank, vdtype))
     step = partial(_arg_step, comb)
     packed = _da().reduction(partials, chunk=_keep, combine=step, aggregate=step, axis=(axis,),
                              keepdims=False, dtype=sdtype,
-                             meta=np.empty((0,) * (rank - 1), sdtype), concatenate=True)
+                             meta=np.empty((0,) * (rank - 1), sdtype), concatenate=True,
+                             name=f"lazyarray-{n.op.value}")
     return packed.map_blocks(_indices, dtype=np.int64, meta=np.empty((0,) * (rank - 1), np.int64))
 
 
@@ -149,5 +153,6 @@ def matmul(a, b, dtype):
     shape = a.shape[:-1] + (a.shape[-1], b.shape[-1])  # (..., n, k, m)
     kernel = RecipeKernel("matmul_partial", (dtype.name, r))
     part = blockwise(partial(run, kernel), shape, dtype.np,
-                     [a, batch + (r - 2, r - 1), b, batch + (r - 1, r)], adjust={r - 1: 1})
+                     [a, batch + (r - 2, r - 1), b, batch + (r - 1, r)], adjust={r - 1: 1},
+                     token="lazyarray-matmul")
     return tree_reduce(part, "sum", (r - 1,), False, dtype.np)
