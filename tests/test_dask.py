@@ -114,6 +114,18 @@ def test_arg_reductions(client, fname):
     close(getattr(xp, fname)(lz(flags), axis=0), getattr(np, fname)(flags, axis=0))
 
 
+def test_complex_values_and_several_outputs_in_one_compute(client):
+    c = M + 1j * M[::-1]
+    z = lz(c)
+    close(xp.sum(z * z, axis=0), np.sum(c * c, axis=0), rtol=1e-12)
+    close(xp.mean(xp.conj(z)), np.mean(np.conj(c)), rtol=1e-12)
+    close(xp.argmax(z, axis=1), np.argmax(c, axis=1))  # one block: numpy's lexicographic order
+    x = lz(M)
+    total, scaled = lzd.compute(xp.sum(x), x * 2.0)
+    close(total, np.sum(M), rtol=1e-12)
+    close(scaled, M * 2.0)
+
+
 def test_contractions(client):
     b = RNG.standard_normal((17, 9))
     x, y = lz(M), lz(b, chunks=((6, 0, 4, 7), (5, 4)))
