@@ -202,6 +202,15 @@ def test_bad_input():
         lzd.to_dask(xp.placeholder((3,), name="p") * 2.0)
     with pytest.raises(TypeError, match="to_dask\\(\\) expects a lazyarray Array"):
         lzd.to_dask(3)
+    x = xp.placeholder(("n",), xp.float64, name="x")
+    prog = xp.compile(x * 2.0, inputs=[x])
+    with pytest.raises(ValueError, match="input 0 \\('x'\\): dtype mismatch: expected float64, "
+                                         "got int64"):
+        prog(da.ones(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="takes 1 input\\(s\\) for its placeholders"):
+        lzd.to_dask(prog)
+    with pytest.raises(TypeError, match="takes no further inputs"):
+        lzd.to_dask(x * 2.0, da.ones(3))
 
 
 def _slow(block):
