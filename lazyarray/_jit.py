@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import threading
 import warnings
 import weakref
@@ -12,6 +13,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import _dtypes as dt
+from . import _program
 from ._array_object import Array
 from ._errors import input_label
 from ._program import Prepared, Program, _as_value, _fresh_handle, placeholder
@@ -91,6 +93,9 @@ class JitFunction:
                 s = (dt.from_numpy(v.dtype), v.ndim if self.symbolic else v.shape)
                 sig.append(s)
                 key.append(s)
+            elif "dask.array" in sys.modules and _program._any_dask((a,)):
+                from .dask import to_dask  # runs on Dask: a lazy dask array
+                return to_dask(self.fn, *args)
             else:
                 sig.append(("static", a))
                 key.append(("static", static_key(a)))

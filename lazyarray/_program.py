@@ -9,6 +9,8 @@ positionally, without compiling again.
 """
 from __future__ import annotations
 
+import sys
+import weakref
 from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
@@ -25,6 +27,10 @@ from .backend.ir import Dim, Node, Op, sym, toposort
 ArrayOrArrays = Union[Array, Sequence[Array]]
 _object_new = object.__new__
 _DATA = Op.DATA
+
+# Placeholders whose values live in another engine (lazyarray.dask's from_dask leaves):
+# node -> a function computing the values of a list of root nodes there.
+FOREIGN_LEAVES: "weakref.WeakKeyDictionary[Node, Callable]" = weakref.WeakKeyDictionary()
 
 
 # --------------------------------------------------------------------------- placeholders
@@ -98,8 +104,8 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
         if runner is not None:
             outs = runner(inputs, scal)
             with gc_paused():
-                nodes, values = walk
-                if len(pending) == 1 and not live:
+                nodes, values = walk or (None, None)
+                if len(pending) == 1 and not live and nodes is not None:
                     _remember(pending[0], runner, nodes, values)
                 for n, v in zip(pending + [nodes[i] for i in live], outs):
                     ir.evaluated(n, v)
@@ -124,6 +130,10 @@ def _plan(pending: list, what: str) -> tuple:
     if not pending:
         return None, None, None, None, None
     if phs:
+        engines = {FOREIGN_LEAVES.get(n) for n in phs}
+        if len(engines) == 1 and None not in engines:  # all from one engine: computed there
+            roots, (engine,) = list(pending), engines
+            return (lambda inputs, scal: engine(roots)), None, None, None, ()
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
     live = _live.keep(nodes, values, keys[0], outputs)
     runner, made = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]),
@@ -312,7 +322,11 @@ class Program:
         return prepared
 
     def __call__(self, *args):
-        """``prepare`` (cached) and run."""
+        """``prepare`` (cached) and run; on dask arrays, the lazy dask array(s) computed
+        blockwise by this program's kernels (``lazyarray.dask.to_dask``)."""
+        if "dask.array" in sys.modules and _any_dask(args):
+            from .dask import to_dask
+            return to_dask(self, *args)
         return self.prepare(*args)(*args)
 
     def _check_args(self, args: tuple, allow_specs: bool) -> list:
@@ -397,6 +411,11 @@ class Program:
         """The graph as Graphviz DOT text, fused kernels as clusters (see ``lazyarray.to_dot``)."""
         from ._graphviz import to_dot
         return to_dot(self)
+
+
+def _any_dask(args: tuple) -> bool:
+    da = sys.modules["dask.array"]
+    return any(isinstance(a, da.Array) for a in args)
 
 
 def _fmt(shape) -> str:

@@ -6,7 +6,8 @@ process with an empty disk cache, so counts of compiles in the text are exact.  
 blocks run in order.  A block with ``>>>`` lines is a doctest (output compared, with
 ELLIPSIS and NORMALIZE_WHITESPACE); another block must run without raising.  A block
 preceded by ``<!-- requires: graphviz -->`` runs only when the graphviz package and
-Graphviz's ``dot`` program are installed.
+Graphviz's ``dot`` program are installed, one preceded by ``<!-- requires: dask -->``
+only when dask[distributed] is.
 
 Run as a script (``python tests/test_docs.py FILE``) it prints the results as JSON.
 """
@@ -63,6 +64,12 @@ def _available(requirement: str) -> bool:
         except ImportError:
             return False
         return shutil.which("dot") is not None
+    if requirement == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            return False
+        return True
     raise ValueError(f"unknown requirement {requirement!r} in a document")
 
 
