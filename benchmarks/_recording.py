@@ -21,8 +21,10 @@ SAMPLES, QUICK_SAMPLES = 15, 4
 
 
 def _ops(m, a, b, u, v, scalars) -> dict:
-    """kind -> a zero-argument call recording one op of that kind in namespace ``m``."""
+    """kind -> a zero-argument call recording one op of that kind in namespace ``m``
+    (the condition of ``where`` is made once, outside: one op per call)."""
     it = iter(scalars)
+    cond = a < 0.5
     return {
         "a + b (array)": lambda: a + b,
         "a * 1.5 (same scalar)": lambda: a * 1.5,
@@ -35,7 +37,7 @@ def _ops(m, a, b, u, v, scalars) -> dict:
         ".T": lambda: u.T,
         "sum(axis=1)": lambda: m.sum(u, axis=1),
         "matmul": lambda: m.matmul(u, v),
-        "where": lambda: m.where(a < 0.5, a, b),
+        "where": lambda: m.where(cond, a, b),
         "zeros": lambda: m.zeros((32, 32)),
         "astype": lambda: m.astype(a, m.float32),
         "concat": lambda: m.concat([a, b]),

@@ -220,6 +220,7 @@ def parse(argv) -> argparse.Namespace:
     ap.add_argument("--only", metavar="NAME[,NAME...]", help="only these programs (see --list)")
     ap.add_argument("--list", action="store_true", help="list the programs and exit")
     ap.add_argument("--no-recording", action="store_true", help="skip the recording-cost part")
+    ap.add_argument("--recording-only", action="store_true", help="only the recording-cost part")
     return ap.parse_args(argv)
 
 
@@ -244,7 +245,7 @@ def main(argv=None) -> int:
     libs = load_libs()
     load0, t0 = os.getloadavg(), time.perf_counter()
     results, failures, deferred = [], [], []
-    for prog in chosen(args):
+    for prog in ([] if args.recording_only else chosen(args)):
         for size in (("small",) if args.quick else ("small", "large")):
             results += run_program(prog, size, libs, args.quick, failures, deferred)
     rec = [] if args.no_recording else _recording.recording_costs(args.quick)
