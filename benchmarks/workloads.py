@@ -4,7 +4,8 @@ size, checked against numpy, with the ratios the issue's targets are stated in.
 
     python -m benchmarks.workloads [--quick] [--only NAME[,NAME...]] [--list]
 
-``--quick`` runs the small size only, with fewer samples (about a minute).  The
+``--quick`` runs the small size only, with fewer samples (2-3 minutes under load:
+numba and XLA compiling take half of it).  The
 programs are in ``_programs.py`` (numba versions in ``_numba_programs.py``), how they
 are run in ``_suite.py``, the recording-cost part in ``_recording.py``.  See
 benchmarks/README.md, "Workload suite".
