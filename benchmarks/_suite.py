@@ -39,6 +39,7 @@ class Result:
     size: str
     variant: str = ""                 # "it10" / "it200" for the loop
     times: dict = field(default_factory=dict)
+    mins: dict = field(default_factory=dict)      # lib -> least sample (loop growth)
     first: dict = field(default_factory=dict)
     skipped: dict = field(default_factory=dict)   # lib -> reason
     errors: dict = field(default_factory=dict)    # lib -> one line
@@ -165,7 +166,7 @@ def _record_first(res, lib, make, ref, per):
 
 def _record_steady(res, lib, make, ref, quick, per):
     timing, _, r = measure(make(), quick, memory=False, fresh=False)
-    res.times[lib] = timing.median / per
+    res.times[lib], res.mins[lib] = timing.median / per, timing.min / per
     _note_check(res, lib, r, ref)
 
 

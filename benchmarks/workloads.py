@@ -83,6 +83,7 @@ def _implicit_loop_as_user(res: Result, ref: tuple, iters: int, quick: bool) -> 
     runs = [_capped(res, iters, LOOP_BUDGET[quick]) for _ in range(LOOP_RUNS[quick])]
     (d0, s0, _), (done, secs, result) = runs[0], runs[-1]
     res.first[lib], res.times[lib] = s0 / d0, secs / done
+    res.mins[lib] = min(t / d for d, t, _ in runs[1:] or runs)
     if done == iters:
         _suite._note_check(res, lib, result, ref)
     res.notes.append(f"{lib}: {len(runs)} back-to-back runs, no wait for background "
@@ -145,18 +146,24 @@ def results_table(results: list[Result]) -> list[str]:
     return out
 
 
-def loop_growth(results: list[Result]) -> dict:
-    """(program, size, lib) -> per-iteration time at 200 / at 10."""
+def loop_growth(results: list[Result], which: str = "times") -> dict:
+    """(program, size, lib) -> per-iteration time at 200 / at 10, of the medians
+    (``which="times"``) or of the least samples (``"mins"``)."""
     by = {(r.program, r.size, r.variant): r for r in results if r.variant}
     out = {}
     for (prog, size, var), r in by.items():
-        if var != f"it{LOOP_ITERS[1]}":
-            continue
         short = by.get((prog, size, f"it{LOOP_ITERS[0]}"))
-        for lib, t in r.times.items():
-            if short and short.times.get(lib):
-                out[(prog, size, lib)] = t / short.times[lib]
+        if var != f"it{LOOP_ITERS[1]}" or short is None:
+            continue
+        for lib, t in getattr(r, which).items():
+            base = getattr(short, which).get(lib)
+            if base:
+                out[(prog, size, lib)] = t / base
     return out
+
+
+def _least(least: dict, key) -> str:
+    return f"{least[key]:.2f}x" if key in least else "-"
 
 
 def target_lines(results: list[Result]) -> list[str]:
@@ -264,10 +271,12 @@ def main(argv=None) -> int:
           f"(rtol {_suite.RTOL:g})\n")
     print("\n".join(results_table(results)))
     print("\nTargets:\n" + "\n".join(target_lines(results)))
-    growth = loop_growth(results)
+    growth, least = loop_growth(results), loop_growth(results, "mins")
     if growth:
-        print("\nLoop: per-iteration time at 200 iterations / at 10:\n" + "\n".join(
-            f"  {p} {s} {lib}: {g:.2f}x" for (p, s, lib), g in growth.items()))
+        print("\nLoop: per-iteration time at 200 iterations / at 10, of the medians (of the "
+              "least samples; stalls under load inflate the medians of long runs):\n"
+              + "\n".join(f"  {p} {s} {lib}: {g:.2f}x ({_least(least, (p, s, lib))})"
+                          for (p, s, lib), g in growth.items()))
     if rec:
         print("\nRecording cost (thread CPU time, nothing evaluated):")
         print("\n".join(recording_table(rec)))
