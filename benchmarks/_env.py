@@ -69,10 +69,11 @@ def _blas() -> str:
         return "unknown"
 
 
-def _git_state() -> str:
-    """The commit of the lazyarray checkout being measured (read-only git calls)."""
+def _git_state(root: Optional[str] = None) -> str:
+    """The commit of the lazyarray checkout being measured (read-only git calls); by
+    default the checkout holding these benchmarks."""
     import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True, timeout=10).stdout.strip()
@@ -83,7 +84,23 @@ def _git_state() -> str:
     return (head or "unknown") + (" + uncommitted changes" if dirty else "")
 
 
-def header(libs: Libs, quick: bool) -> list[str]:
+def installed_from() -> str:
+    """Where the imported lazyarray was installed from (pip's direct_url.json) and, for a
+    local folder that is a git checkout, its commit now: the commit measured if nothing
+    was committed there since the install."""
+    import json
+    from importlib import metadata
+    try:
+        url = json.loads(metadata.distribution("lazyarray").read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, ValueError):
+        return "unknown"
+    src = url.get("url", "unknown")
+    if src.startswith("file://") and not url.get("dir_info", {}).get("editable"):
+        return f"{src} (its git now: {_git_state(src[len('file://'):])})"
+    return src
+
+
+def header(libs: Libs, quick: bool, title: str = "lazyarray benchmarks") -> list[str]:
     """Lines describing machine, environment and versions."""
     import llvmlite
     import llvmlite.binding as llvm
@@ -101,7 +118,7 @@ def header(libs: Libs, quick: bool) -> list[str]:
         jaxlib = jaxlib.__version__
     llvm_v = ".".join(map(str, llvm.llvm_version_info))
     lines = [
-        f"lazyarray benchmarks ({'quick' if quick else 'full'} run)",
+        f"{title} ({'quick' if quick else 'full'} run)",
         f"CPU: {_cpu_model()}  cores: {os.cpu_count()} (usable {affinity})  load avg: {load}",
         f"env: {env}",
         f"python {platform.python_version()}  numpy {np.__version__} (BLAS: {_blas()})  "
