@@ -99,9 +99,34 @@ def run(calls: list) -> list:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max(1, num_threads() - 1),
                                            thread_name_prefix="lazyarray-kernel")
-    futures = [_pool.submit(c) for c in calls[1:]]
-    first = calls[0]()
-    return [first] + [f.result() for f in futures]
+    futures: list = []
+    try:
+        for c in calls[1:]:
+            futures.append(_pool.submit(c))
+        first = calls[0]()
+        return [first] + [f.result() for f in futures]
+    except BaseException:
+        # an interrupt (or an error) here: the caller frees the buffers these chunks
+        # write into as soon as this returns, so none may still be queued or running
+        settle(futures)
+        raise
+
+
+def settle(futures: list) -> None:
+    """Cancel the ``futures`` not started and wait for the running ones, through any
+    further KeyboardInterrupt (re-raised once they are done: a second Ctrl-C must not
+    let a chunk write into freed memory either)."""
+    from concurrent.futures import wait
+    pending = [f for f in futures if not f.cancel()]
+    again = None
+    while pending:
+        try:
+            wait(pending)
+            pending = []
+        except KeyboardInterrupt as e:
+            again = e
+    if again is not None:
+        raise again
 
 
 def _after_fork_in_child() -> None:

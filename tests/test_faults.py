@@ -365,3 +365,59 @@ def test_compiled_complex64_sums_of_strided_views_are_pairwise(monkeypatch):
     assert prog._program.compiled
     assert complex(prog(z)) == (2**24 + 2) * (1 + 2j)  # in order: stuck at 2**24 = 16777216
     assert complex(xp.compile(xp.mean(x[::-2]), inputs=[x]).prepare(z)(z)) == 1 + 2j
+
+
+# ------------------------------------------------ item 2: Ctrl-C with the Python thread pool
+
+WATCH_MAIN = """
+import os, signal, sys, threading, time
+main = threading.main_thread().ident
+
+def when_main_in(name, filename, act):
+    # act() once, the first time the main thread is inside function ``name`` of ``filename``
+    def watch():
+        while True:
+            f = sys._current_frames().get(main)
+            while f is not None:
+                if f.f_code.co_name == name and f.f_code.co_filename.endswith(filename):
+                    return act()
+                f = f.f_back
+            time.sleep(0.0002)
+    t = threading.Thread(target=watch, daemon=True)
+    t.start()
+    return t
+
+def sigint():
+    os.kill(os.getpid(), signal.SIGINT)
+"""
+
+SIGINT_IN_THE_PYTHON_POOL = WATCH_MAIN + """
+import numpy as np, lazyarray as xp
+a = np.random.default_rng(2).random((1000, 8000))
+x = xp.asarray(a)
+want = np.cumsum(a, axis=1)
+interrupted = wrong = 0
+for rep in range(5):
+    w = when_main_in("run", os.path.join("backend", "threads.py"), sigint)
+    try:
+        np.asarray(xp.cumulative_sum(x * 2.0, axis=1))  # 4 chunks, 3 on the pool's threads
+        w.join()
+        time.sleep(5)  # (not interrupted inside the run: the signal lands here)
+    except KeyboardInterrupt:
+        interrupted += 1
+    w.join()
+    for _ in range(3):  # the same shape: with a buffer pool, the interrupted run's output
+        wrong += int((np.asarray(xp.cumulative_sum(x, axis=1)) != want).sum())
+print("interrupted", interrupted, "wrong", wrong)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
+def test_an_interrupt_in_the_python_pool_waits_for_its_chunks(tmp_path):
+    """The chunks on the pool's threads wrote into the interrupted run's output after it
+    was freed: wrong later results, or (here, without the buffer pool, so the memory is
+    unmapped at once) a segfault."""
+    out = run_script(SIGINT_IN_THE_PYTHON_POOL, tmp_path, LAZYARRAY_NATIVE_THREADS="0",
+                     LAZYARRAY_NUM_THREADS="4", LAZYARRAY_BUFFER_POOL_MB="0")
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    assert out.stdout.split() == ["interrupted", "5", "wrong", "0"], out.stdout
