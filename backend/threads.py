@@ -40,6 +40,17 @@ NATIVE_MIN = {"math": 1 << 11, "light": 1 << 13, "reduce": 1 << 13, "matmul": 1 
 # thread and 180 us on two; with sin, 1,000,000 took 1.1 ms and 0.74 ms.
 PYTHON_MIN = {"math": 1 << 17, "light": 1 << 18, "reduce": 1 << 20, "matmul": 1 << 22,
               "partial": {"math": 1 << 17, "other": 1 << 20}}
+# The most iterations of one chunk of a long kernel: it runs as rounds of chunks (one a
+# thread, or one chunk a round on one thread) and Python, between rounds, runs a pending
+# signal handler, so Ctrl-C's KeyboardInterrupt waits for one round at the most, not for
+# the kernel (issue 15, item 9).  Sized for interpreted kernels, which are slower per
+# iteration: a row sum of broadcast products took 1.7 s a round of 2^27-iteration chunks
+# interpreted (2 cores, load 6) against 0.24 s compiled; a round costs the Python pool
+# tens of microseconds and the native pool a few, against milliseconds of work.  A
+# matrix product's chunks are rows, and each chunk packs all of B once per 1008 rows of
+# A (backend/matmul.py): 3 * 2^31 iterations are 176 rows of a 6000^3 product (~0.3 s;
+# both tiers run it on the GEMM routine, see runtime.GEMM_WAIT).
+SLICE = {"math": 1 << 22, "light": 1 << 24, "reduce": 1 << 24, "matmul": 3 << 31}
 # The fewest iterations any kernel splits from (see _chunks in runtime.py).
 LEAST = min(min(t[k] for k in ("math", "light", "reduce", "matmul")) for t in (NATIVE_MIN, PYTHON_MIN))
 # Chunk starts are multiples of this: each element then takes the same path (vector body or
