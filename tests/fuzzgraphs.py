@@ -1303,7 +1303,8 @@ def op_broadcast_to(b: Builder) -> int:
     i = b.pick()
     shape = list(b.vals[i].shape)
     shape = [ch.pick([d, 2, 3]) if d == 1 else d for d in shape]
-    shape = [ch.int(1, 3) for _ in range(ch.int(0, MAX_RANK - len(shape)))] + shape
+    extra = ch.int(0, max(0, MAX_RANK - len(shape)))  # (an operand may have MAX_RANK + 1 axes)
+    shape = [ch.int(1, 3) for _ in range(extra)] + shape
     shape = tuple(shape)
     return _struct(b, f"xp.broadcast_to({{0}}, {shape})", lambda a: xp.broadcast_to(a, shape), (i,),
                    lambda r: np.broadcast_to(r, shape).copy())

@@ -127,26 +127,35 @@ def main(argv=None) -> int:
     # interleaved: a slow period of the machine is spread over every case
     todo = [c for _ in range(a.repeats) for c in cases]
     t0 = time.monotonic()
-    with ThreadPoolExecutor(a.jobs) as pool:
-        for i, (case, (outcome, took, detail)) in enumerate(
-                zip(todo, pool.map(lambda c: run_once(c, caches[c.name], a.timeout), todo))):
+    pool = ThreadPoolExecutor(a.jobs)
+    done = 0
+    try:
+        for case, (outcome, took, detail) in zip(
+                todo, pool.map(lambda c: run_once(c, caches[c.name], a.timeout), todo)):
             counts[case.name][outcome] += 1
             seconds[case.name] += took
+            done += 1
             if outcome not in ("ok", "missed"):
                 failures.append((case.name, outcome, detail))
                 print(f"  {case.name}: {outcome}: {detail}", flush=True)
-            if (i + 1) % (10 * len(cases)) == 0:
-                print(f"  {i + 1} of {len(todo)} runs, {time.monotonic() - t0:.0f} s", flush=True)
-    total = time.monotonic() - t0
+            if done % (10 * len(cases)) == 0:
+                print(f"  {done} of {len(todo)} runs, {time.monotonic() - t0:.0f} s", flush=True)
+    except KeyboardInterrupt:  # the counts so far are still worth a table
+        print(f"  interrupted after {done} of {len(todo)} runs", flush=True)
+        pool.shutdown(wait=False, cancel_futures=True)
+    table(cases, counts, seconds)
+    print(f"{done} runs in {time.monotonic() - t0:.0f} s with {a.jobs} at once; load average "
+          + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    return 1 if failures or done < len(todo) else 0
+
+
+def table(cases: list, counts: dict, seconds: Counter) -> None:
     cols = ("ok", "hang", "crash", "wrong", "missed")
     print(f"{'case':24}" + "".join(f"{c:>8}" for c in cols) + f"{'s/run':>8}")
     for c in cases:
         n = sum(counts[c.name].values())
         print(f"{c.name:24}" + "".join(f"{counts[c.name][k]:>8}" for k in cols)
               + f"{seconds[c.name] / max(n, 1):>8.1f}")
-    print(f"{len(todo)} runs in {total:.0f} s with {a.jobs} at once; load average "
-          + " ".join(f"{v:.2f}" for v in os.getloadavg()))
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":
