@@ -121,7 +121,6 @@ class Store:
         self._seq = itertools.count()
         self._thread: Optional[threading.Thread] = None
         self._stopping = False
-        self._here: set = set()  # idents of threads in an LLVM compile here (see stop)
         self._last_busy = 0.0   # time.monotonic() of the last new program (see busy)
         self._flushing = 0      # threads in flush(): background work need not wait
         self._later = threads.SerialWorker("lazyarray-later", at_exit="stop")
@@ -360,18 +359,12 @@ class Store:
             self._flushing -= 1
 
     def stop(self) -> None:
-        """At exit: drop what is queued, wait for the compile under way.  A reply from
-        the helper process is abandoned after 30 s (a pipe is safe to leave), an LLVM
-        call in this process (on any daemon thread) never: LLVM running while the interpreter shuts down
-        crashes it (the 30-second limit gave a segfault at exit on a loaded machine,
-        the bundle compiling in-process with an empty cache)."""
+        """At exit: drop what is queued, wait for the compile under way."""
         self._stopping = True
         thread = self._thread
         if thread is not None:
             self._queue.put((-1, -1, None))
             thread.join(timeout=30)
-        while self._here - {threading.get_ident()}:  # this thread's, or another daemon's
-            time.sleep(0.05)
 
     # -- compiling, storing, linking
     def _object(self, unit: Unit, background: bool) -> bytes:
@@ -384,12 +377,7 @@ class Store:
                 return obj
         if background and self._stopping:
             raise RuntimeError("exiting: background compile dropped")
-        me = threading.get_ident()
-        self._here.add(me)
-        try:
-            return self.codegen().compile_unit(unit.builder, unit.quick)
-        finally:
-            self._here.discard(me)
+        return self.codegen().compile_unit(unit.builder, unit.quick)
 
     def codegen(self):
         from . import llvm
@@ -427,7 +415,6 @@ class Store:
     def after_fork_in_child(self) -> None:
         self.lock = threading.RLock()
         self.pending, self.inflight = {}, {}
-        self._here = set()  # the compiling threads are not in the child
         self._later_pending = 0  # (the worker itself starts afresh: threads.SerialWorker)
         self._queue = queue.PriorityQueue()
         self._thread = None
