@@ -18,6 +18,9 @@ from .ir import TRANSCENDENTAL, Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
 _REDUCE_NEEDS_ELEMENTS = (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
+# A matrix product of this many iterations waits for its GEMM routine rather than run the
+# interpreter's generic loop (about 1.5 s of that loop, what compiling the routine takes)
+GEMM_WAIT = 1 << 29
 
 
 class KernelBinding:
@@ -293,6 +296,9 @@ class Runner:
         self.meta = bound.meta
         self.bound = bound
         self.schedule = sched
+        if program.code.later and any(k.matmul and _size(kb.sizes) >= GEMM_WAIT
+                                      for k, kb in zip(sched.kernels, bound.kernels)):
+            program.wait_for_gemm()
         steps = _steps(program, sched, bound, threads.num_threads())
         # the common case, one sequencer call, takes a shorter path
         self.steps, self.only = steps, steps[0] if len(steps) == 1 and type(steps[0]) is Stage \
@@ -300,7 +306,8 @@ class Runner:
         # one kernel split into chunks that write their own parts of the output: the front
         # door can run it (on the native pool)
         one = steps[0] if len(steps) == 1 else None
-        self.chunked = one if type(one) is Chunked and one.partial is None else None
+        self.chunked = one if type(one) is Chunked and one.partial is None \
+            and len(one.metas) <= one.width else None  # (the door runs one round only)
         self.scal = array.array("B", scalars)
         self.scal_addr = self.scal.buffer_info()[0]
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
@@ -376,9 +383,9 @@ def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
             continue
         for i, plan in zip(x, plans):  # kernel by kernel: chunks of one never meet another
             if plan:
-                metas, partial = plan
+                metas, partial, width = plan
                 heads = [header(code, m, i, 1) for m in metas]
-                steps.append(Chunked(run, heads, partial, keep=metas))
+                steps.append(Chunked(run, heads, partial, width, keep=metas))
             else:
                 steps.append(Stage(run, code, bound.meta, i, 1))
     return steps
@@ -422,13 +429,14 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     full reduction) splits its outermost reduced axis and writes one partial
     per chunk, when its reduction has an order-free combine.
     """
-    if n_threads < 2:
-        return None
     total = _size(kb.sizes)
     if total < 2 * threads.LEAST:  # too small for any table: the common case, decided early
         return None
-    table = threads.NATIVE_MIN if parallel.available() else threads.PYTHON_MIN
     kind = _kind(k, kb.sizes)
+    slices = -(-total // threads.SLICE[kind])  # a long kernel runs in rounds (see Chunked)
+    if n_threads < 2 and slices < 2:
+        return None
+    table = threads.NATIVE_MIN if parallel.available() else threads.PYTHON_MIN
     least = table[kind]
     if total < 2 * least:
         return None
@@ -441,8 +449,9 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         if axis is None:
             return None
         least = max(least, table["partial"]["math" if kind == "math" else "other"])
-    count = threads.chunk_count(total, sizes[axis], n_threads, least)
-    if count < 2:
+    width = threads.chunk_count(total, sizes[axis], n_threads, least)
+    count = -(-slices // width) * width  # whole rounds of ``width`` chunks
+    if min(count, sizes[axis]) < 2:
         return None
     # a matrix product's rows split at multiples of its register tile's 8 rows
     chunks = threads.bounds(sizes[axis], count, 8 if k.matmul else threads.ALIGN)
@@ -459,18 +468,25 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         if partial:
             m[kb.store[0]] = 0  # each chunk's partial is its own one-element buffer
         metas.append(m)
-    return metas, partial
+    return metas, partial, width
 
 
 class Chunked:
     """One kernel run as chunks, each a sequencer call on a header of its own: on the
     native pool (backend/parallel.py), else on the Python thread pool
-    (backend/threads.py).  ``metas`` are the headers; ``keep`` what they point to."""
+    (backend/threads.py).  ``metas`` are the headers; ``keep`` what they point to.
 
-    __slots__ = ("fn", "metas", "partial", "fn_addr", "meta_addrs", "keep")
+    The chunks run in rounds of ``width`` (one a thread): a long kernel has more chunks
+    than threads (threads.SLICE), and between rounds Python runs a pending signal
+    handler, so Ctrl-C raises KeyboardInterrupt after one round, with every chunk
+    started so far finished (none writes into the run's buffers once they are freed).
+    """
 
-    def __init__(self, fn, metas: list, partial, keep=None) -> None:
+    __slots__ = ("fn", "metas", "partial", "width", "fn_addr", "meta_addrs", "keep")
+
+    def __init__(self, fn, metas: list, partial, width: int, keep=None) -> None:
         self.fn, self.metas, self.partial, self.keep = fn, metas, partial, keep
+        self.width = width
         self.fn_addr = ctypes.cast(fn, ctypes.c_void_p).value
         self.meta_addrs = np.array([m.buffer_info()[0] for m in metas], np.int64)
 
@@ -492,24 +508,31 @@ class Chunked:
         if self.partial is not None:
             bufs[slot].reshape(-1)[off] = _combine(op, parts, weights)
 
+    def _rounds(self) -> range:
+        return range(0, len(self.metas), self.width)
+
     def _run_native(self, pool, packed: list, scal) -> None:
-        n = len(self.metas)
+        n, w = len(self.metas), self.width
         heads = np.array([p[0] for p in packed], np.int64)
         errs = np.zeros((n, 4), np.int64)
         scal = scal if isinstance(scal, int) else ctypes.cast(scal, ctypes.c_void_p).value
-        bad = pool.run(pool.addr, pool.workers, self.fn_addr, heads.ctypes.data,
-                       self.meta_addrs.ctypes.data, scal, errs.ctypes.data, n)
-        if bad:
-            raise _error([int(v) for v in errs[bad - 1]])
+        for c in self._rounds():
+            m = min(w, n - c)
+            bad = pool.run(pool.addr, pool.workers, self.fn_addr, heads[c:].ctypes.data,
+                           self.meta_addrs[c:].ctypes.data, scal, errs[c:].ctypes.data, m)
+            if bad:
+                raise _error([int(v) for v in errs[c + bad - 1]])
 
     def _run_threads(self, packed: list, scal) -> None:
         errs = [_ERR() for _ in self.metas]
         fn = self.fn
         calls = [functools.partial(fn, p[0], m.buffer_info()[0], scal, e)
                  for p, m, e in zip(packed, self.metas, errs)]
-        for code, e in zip(threads.run(calls), errs):
-            if code:
-                raise _error(e)
+        for c in self._rounds():
+            part = slice(c, c + self.width)
+            for code, e in zip(threads.run(calls[part]), errs[part]):
+                if code:
+                    raise _error(e)
 
 
 def _combine(op: Op, parts: np.ndarray, weights=None):

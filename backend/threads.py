@@ -40,6 +40,17 @@ NATIVE_MIN = {"math": 1 << 11, "light": 1 << 13, "reduce": 1 << 13, "matmul": 1 
 # thread and 180 us on two; with sin, 1,000,000 took 1.1 ms and 0.74 ms.
 PYTHON_MIN = {"math": 1 << 17, "light": 1 << 18, "reduce": 1 << 20, "matmul": 1 << 22,
               "partial": {"math": 1 << 17, "other": 1 << 20}}
+# The most iterations of one chunk of a long kernel: it runs as rounds of chunks (one a
+# thread, or one chunk a round on one thread) and Python, between rounds, runs a pending
+# signal handler, so Ctrl-C's KeyboardInterrupt waits for one round at the most, not for
+# the kernel (issue 15, item 9).  Sized for interpreted kernels, which are slower per
+# iteration: a row sum of broadcast products took 1.7 s a round of 2^27-iteration chunks
+# interpreted (2 cores, load 6) against 0.24 s compiled; a round costs the Python pool
+# tens of microseconds and the native pool a few, against milliseconds of work.  A
+# matrix product's chunks are rows, and each chunk packs all of B once per 1008 rows of
+# A (backend/matmul.py): 3 * 2^31 iterations are 176 rows of a 6000^3 product (~0.3 s;
+# both tiers run it on the GEMM routine, see runtime.GEMM_WAIT).
+SLICE = {"math": 1 << 22, "light": 1 << 24, "reduce": 1 << 24, "matmul": 3 << 31}
 # The fewest iterations any kernel splits from (see _chunks in runtime.py).
 LEAST = min(min(t[k] for k in ("math", "light", "reduce", "matmul")) for t in (NATIVE_MIN, PYTHON_MIN))
 # Chunk starts are multiples of this: each element then takes the same path (vector body or
@@ -99,9 +110,34 @@ def run(calls: list) -> list:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max(1, num_threads() - 1),
                                            thread_name_prefix="lazyarray-kernel")
-    futures = [_pool.submit(c) for c in calls[1:]]
-    first = calls[0]()
-    return [first] + [f.result() for f in futures]
+    futures: list = []
+    try:
+        for c in calls[1:]:
+            futures.append(_pool.submit(c))
+        first = calls[0]()
+        return [first] + [f.result() for f in futures]
+    except BaseException:
+        # an interrupt (or an error) here: the caller frees the buffers these chunks
+        # write into as soon as this returns, so none may still be queued or running
+        settle(futures)
+        raise
+
+
+def settle(futures: list) -> None:
+    """Cancel the ``futures`` not started and wait for the running ones, through any
+    further KeyboardInterrupt (re-raised once they are done: a second Ctrl-C must not
+    let a chunk write into freed memory either)."""
+    from concurrent.futures import wait
+    pending = [f for f in futures if not f.cancel()]
+    again = None
+    while pending:
+        try:
+            wait(pending)
+            pending = []
+        except KeyboardInterrupt as e:
+            again = e
+    if again is not None:
+        raise again
 
 
 def _after_fork_in_child() -> None:

@@ -93,6 +93,16 @@ class ProgramCode:
         if policy() == "compile":
             self.compile(wait=True)
 
+    def wait_for_gemm(self) -> None:
+        """Link the GEMM routines the program code still lacks, waiting for their compile:
+        a large matrix product would otherwise run the interpreter's generic loop, whose
+        one chunk can outlast the routine's compile many times over (a 4000^3 product:
+        100 s against about 1 s), and Ctrl-C waits for a chunk."""
+        code = self.code
+        for pos, key in code.later:
+            if not code.words[pos]:
+                code.words[pos] = library.gemm_address(key[1], wait=True)
+
     def __del__(self) -> None:
         code = self.__dict__.get("code")  # None if __init__ raised (or was interrupted) first
         if code is not None:

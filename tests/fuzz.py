@@ -1,14 +1,15 @@
 """Long fuzz run: random expression graphs, lazyarray against numpy (see fuzzgraphs.py).
 
-    python tests/fuzz.py --graphs 10000 --seed 0 [--jobs 2] [--show 5]
+    python tests/fuzz.py --graphs 10000 --seed 0 [--jobs 2] [--show 5] [--views]
     python tests/fuzz.py --seed 0 --only 1234        # replay one graph, print its listing
 
 Prints how many graphs ran, crashed and disagreed (with each reported graph's seed,
 index and listing, enough to reproduce it) and exits non-zero on any crash or
 disagreement.  Graph ``i`` of seed ``s`` is drawn from ``default_rng([s, i])``,
-so one graph reproduces without running the others.  The disk cache goes to a
-fresh temporary folder (unless LAZYARRAY_CACHE_DIR is set), so every structure
-is compiled.
+so one graph reproduces without running the others.  ``--views`` draws the views
+mix (fuzzgraphs.VIEW_OPS: float32, strided and broadcast views over-represented).
+The disk cache goes to a fresh temporary folder (unless LAZYARRAY_CACHE_DIR is set),
+so every structure is compiled.
 """
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ import fuzzgraphs as fg  # noqa: E402
 def run_one(args: tuple) -> tuple:
     import warnings
     warnings.simplefilter("ignore")  # numpy's and lazyarray's overflow/invalid warnings
-    seed, index, depth = args
+    seed, index, depth, views = args
     try:
-        graph = fg.graph_for(seed, index, depth)
+        graph = fg.graph_for(seed, index, depth, views)
     except Exception as e:  # noqa: BLE001 - a generator failure is reported, not hidden
         import traceback
         return index, "generator", f"{type(e).__name__}: {e}\n{traceback.format_exc()}", "", 0, 0, (), ""
@@ -53,14 +54,16 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--depth", type=int, default=8, help="most ops per graph")
     p.add_argument("--show", type=int, default=5, help="failures printed in full")
+    p.add_argument("--views", action="store_true",
+                   help="float32, strided and broadcast views over-represented")
     a = p.parse_args(argv)
     if a.only is not None:
-        g = fg.graph_for(a.seed, a.only, a.depth)
+        g = fg.graph_for(a.seed, a.only, a.depth, a.views)
         print(g.listing())
         out = fg.run_graph(g)
         print(out.status, out.path, out.detail)
         return 0 if out.status == "ok" else 1
-    todo = [(a.seed, i, a.depth) for i in range(a.start, a.start + a.graphs)]
+    todo = [(a.seed, i, a.depth, a.views) for i in range(a.start, a.start + a.graphs)]
     t0 = time.time()
     counts, failures = Counter(), []
     compared = undefined = 0
@@ -87,7 +90,8 @@ def main(argv=None) -> int:
     failures.sort()
     for index, status, detail, listing, path in failures[:a.show]:
         print(f"--- seed {a.seed} graph {index}: {status} [{path}]  "
-              f"(replay: python tests/fuzz.py --seed {a.seed} --only {index})")
+              f"(replay: python tests/fuzz.py --seed {a.seed} --only {index}"
+              f"{' --views' if a.views else ''})")
         print(listing)
         print(detail.rstrip())
     if len(failures) > a.show:
@@ -97,7 +101,7 @@ def main(argv=None) -> int:
     print(f"graphs: {a.graphs}  ok: {counts['ok']}  crashed: {counts['crash']}  "
           f"disagreed: {counts['mismatch']}  generator/harness errors: "
           f"{counts['generator'] + counts['harness']}  "
-          f"(seed {a.seed}, {took:.0f} s)")
+          f"(seed {a.seed}{', views mix' if a.views else ''}, {took:.0f} s)")
     print(f"output elements compared: {compared}, without a defined answer (skipped): {undefined}")
     return 0 if len(failures) == 0 else 1
 

@@ -1303,7 +1303,8 @@ def op_broadcast_to(b: Builder) -> int:
     i = b.pick()
     shape = list(b.vals[i].shape)
     shape = [ch.pick([d, 2, 3]) if d == 1 else d for d in shape]
-    shape = [ch.int(1, 3) for _ in range(ch.int(0, MAX_RANK - len(shape)))] + shape
+    extra = ch.int(0, max(0, MAX_RANK - len(shape)))  # (an operand may have MAX_RANK + 1 axes)
+    shape = [ch.int(1, 3) for _ in range(extra)] + shape
     shape = tuple(shape)
     return _struct(b, f"xp.broadcast_to({{0}}, {shape})", lambda a: xp.broadcast_to(a, shape), (i,),
                    lambda r: np.broadcast_to(r, shape).copy())
@@ -1686,23 +1687,58 @@ def _strided(ch: Chooser, v: np.ndarray) -> np.ndarray:
     return big[sl]
 
 
-def generate(ch: Chooser, max_depth: int = 8) -> Graph:
-    """A random graph: inputs, then 1..max_depth ops (an expected error sometimes last)."""
+def _broadcast(ch: Chooser, shape: tuple, dtype: str) -> np.ndarray:
+    """Random values as a broadcast view (a zero stride) of ``shape``, when one axis is
+    longer than 1; else plain random values."""
+    long = [a for a, d in enumerate(shape) if d > 1]
+    if not long:
+        return random_values(ch, shape, dtype)
+    ax = ch.pick(long)
+    base = random_values(ch, shape[:ax] + (1,) + shape[ax + 1:], dtype)
+    return np.broadcast_to(base, shape)
+
+
+# Views mix (``views=True``): float32 inputs half the time, every input a strided or a
+# broadcast view, and the ops that make or reduce views three times as likely: where
+# float32 sums over non-contiguous views went wrong (issue 15, item 3).
+VIEW_OPS = ("getitem", "broadcast_to", "flip", "expand_dims", "permute_dims",
+            "matrix_transpose", "sum", "mean", "prod", "matmul", "vecdot",
+            "cumulative_sum")
+
+
+def _view_input(ch: Chooser, shape: tuple) -> np.ndarray:
+    dtype = "float32" if ch.chance(0.5) else random_dtype(ch)
+    if ch.chance(0.4):
+        return _broadcast(ch, shape, dtype)
+    v = random_values(ch, shape, dtype)
+    for _ in range(2):  # (``_strided`` leaves half of them contiguous)
+        w = _strided(ch, v)
+        if w is not v:
+            return w
+    return v
+
+
+def generate(ch: Chooser, max_depth: int = 8, views: bool = False) -> Graph:
+    """A random graph: inputs, then 1..max_depth ops (an expected error sometimes last);
+    ``views``: the views mix (``VIEW_OPS``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return _generate(ch, max_depth)
+        return _generate(ch, max_depth, views)
 
 
-def _generate(ch: Chooser, max_depth: int) -> Graph:
+def _generate(ch: Chooser, max_depth: int, views: bool = False) -> Graph:
     b = Builder(ch)
     n = ch.int(1, 3)
     for shape in random_shapes(ch, n):
+        if views:
+            b.new_input(_view_input(ch, shape))
+            continue
         v = random_values(ch, shape, random_dtype(ch))
         b.new_input(_strided(ch, v) if ch.chance(0.2) else v)
     b.g.program = ch.chance(0.35)
     b.g.symbolic = b.g.program and ch.chance(0.5)
     depth = ch.int(1, max_depth)
-    weights = {k: w for k, (w, _) in OPS.items()}
+    weights = {k: w * (3 if views and k in VIEW_OPS else 1) for k, (w, _) in OPS.items()}
     while len(b.g.steps) < depth:
         for _ in range(30):
             name = ch.weighted(weights)
@@ -1730,9 +1766,9 @@ def _generate(ch: Chooser, max_depth: int) -> Graph:
     return b.g
 
 
-def graph_for(seed: int, index: int, max_depth: int = 8) -> Graph:
+def graph_for(seed: int, index: int, max_depth: int = 8, views: bool = False) -> Graph:
     """Graph number ``index`` of the run with ``seed`` (reproducible one by one)."""
-    return generate(Chooser(np.random.default_rng([seed, index])), max_depth)
+    return generate(Chooser(np.random.default_rng([seed, index])), max_depth, views)
 
 
 # ----------------------------------------------------------------------------- running

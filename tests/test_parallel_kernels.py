@@ -43,6 +43,7 @@ def test_elementwise_chunks_match_one_thread_bitwise(monkeypatch):
     got = np.asarray(p(xv))
     assert chunked(p)
     monkeypatch.setenv("LAZYARRAY_NUM_THREADS", "1")
+    monkeypatch.setitem(threads.SLICE, "math", 1 << 40)  # not in rounds either: one call
     q = prepared(fn, xv)
     assert not chunked(q)
     assert np.array_equal(got, np.asarray(q(xv)))
@@ -179,3 +180,21 @@ def test_stand_in_buffer_block_runs_the_same_code(monkeypatch):
     assert np.array_equal(np.asarray(p(xv)), want)
     s = prepared(xp.sum, xv)
     np.testing.assert_allclose(float(s(xv)), np.sum(xv), rtol=1e-12)
+
+
+@pytest.mark.parametrize("threads_", ["1", "2"])
+def test_a_long_kernel_runs_in_rounds_with_the_same_bits(monkeypatch, threads_):
+    """Past threads.SLICE iterations a kernel runs as rounds of one chunk a thread (Python
+    sees a pending Ctrl-C between rounds); elementwise bits are those of one call."""
+    xv = rng_values()
+    fn = lambda x: xp.sin(x) * 2.0 + xp.exp(-x)  # noqa: E731
+    monkeypatch.setenv("LAZYARRAY_NUM_THREADS", "1")
+    monkeypatch.setitem(threads.SLICE, "math", 1 << 40)
+    one = np.asarray(prepared(fn, xv)(xv))
+    monkeypatch.setenv("LAZYARRAY_NUM_THREADS", threads_)
+    monkeypatch.setitem(threads.SLICE, "math", N // 7)
+    p = prepared(fn, xv)
+    (step,) = steps(p)
+    assert isinstance(step, runtime.Chunked) and step.width == int(threads_)
+    assert len(step.metas) >= 7 and len(step.metas) % step.width == 0
+    assert np.array_equal(np.asarray(p(xv)), one)
