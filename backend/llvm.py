@@ -271,10 +271,8 @@ _fork_held: list = []
 
 def _before_fork() -> None:
     gen = _codegen
-    locks = [gen._pipeline_lock, gen.lock] if gen is not None else []  # the order they nest
-    ffi_lock = getattr(getattr(getattr(llvm.ffi, "lib", None), "_lock", None), "_lock", None)
-    if ffi_lock is not None:  # llvmlite's lock around every LLVM call
-        locks.append(ffi_lock)
+    # the order they nest; llvmlite's own lock, inside them, is threads._before_fork's
+    locks = [gen._pipeline_lock, gen.lock] if gen is not None else []
     for lock in locks:
         lock.acquire()
     _fork_held[:] = locks

@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import os
 import queue
+import sys
 import threading
 from typing import Optional
 
@@ -147,6 +148,36 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _llvmlite_lock():
+    """llvmlite's lock around every LLVM call, when its binding layer is loaded (by us or
+    by anyone: numba, say); None otherwise (it is never imported for this)."""
+    ffi = sys.modules.get("llvmlite.binding.ffi")
+    return getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_lock", None)
+
+
+_llvmlite_held: list = []
+
+
+def _before_fork() -> None:
+    # fork() waits for an LLVM call under way on another thread: the child's copy of the
+    # lock would otherwise stay held and its first compile wait for ever.  Registered at
+    # the backend's first import, so it runs after backend/llvm.py's own handler (which
+    # takes the code generator's locks, outside this one) even when that module was never
+    # loaded (a warm cache runs without LLVM).
+    lock = _llvmlite_lock()
+    if lock is not None:
+        lock.acquire()
+        _llvmlite_held.append(lock)
+
+
+def _after_fork() -> None:
+    while _llvmlite_held:
+        _llvmlite_held.pop().release()
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork, after_in_child=_after_fork)
 
 
 def renew_locks_at_fork(namespace: dict, *names: str) -> None:
