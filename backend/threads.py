@@ -111,34 +111,59 @@ def run(calls: list) -> list:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max(1, num_threads() - 1),
                                            thread_name_prefix="lazyarray-kernel")
+    gate = _Gate()
     futures: list = []
     try:
         for c in calls[1:]:
-            futures.append(_pool.submit(c))
+            futures.append(_pool.submit(gate.call, c))
         first = calls[0]()
         return [first] + [f.result() for f in futures]
     except BaseException:
         # an interrupt (or an error) here: the caller frees the buffers these chunks
-        # write into as soon as this returns, so none may still be queued or running
-        settle(futures)
+        # write into as soon as this returns, so none may still be running, and none may
+        # start later (the gate, not the futures: an interrupt between a submit and its
+        # append leaves a future nobody holds)
+        gate.close()
         raise
 
 
-def settle(futures: list) -> None:
-    """Cancel the ``futures`` not started and wait for the running ones, through any
-    further KeyboardInterrupt (re-raised once they are done: a second Ctrl-C must not
-    let a chunk write into freed memory either)."""
-    from concurrent.futures import wait
-    pending = [f for f in futures if not f.cancel()]
-    again = None
-    while pending:
+class _Gate:
+    """Lets the chunks of one run start until it is closed; ``close`` then waits for the
+    ones started, through any further KeyboardInterrupt (re-raised once they are done: a
+    second Ctrl-C must not let a chunk write into freed memory either)."""
+
+    __slots__ = ("cond", "closed", "running")
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition(threading.Lock())
+        self.closed = False
+        self.running = 0
+
+    def call(self, fn):
+        with self.cond:
+            if self.closed:
+                return None  # the run is over: its buffers may be gone
+            self.running += 1
         try:
-            wait(pending)
-            pending = []
-        except KeyboardInterrupt as e:
-            again = e
-    if again is not None:
-        raise again
+            return fn()
+        finally:
+            with self.cond:
+                self.running -= 1
+                self.cond.notify_all()
+
+    def close(self) -> None:
+        again = None
+        while True:
+            try:
+                with self.cond:
+                    self.closed = True
+                    while self.running:
+                        self.cond.wait()
+                break
+            except KeyboardInterrupt as e:
+                again = e
+        if again is not None:
+            raise again
 
 
 def _after_fork_in_child() -> None:
