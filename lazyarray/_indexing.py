@@ -45,12 +45,16 @@ def _slice_item(s: slice, size, axis: int):
     stop = None if s.stop is None else _clamped(_as_index(s.stop, axis))
     step = _clamped(step)
     if isinstance(size, int):
-        first, end, by = slice(start, stop, step).indices(size)
-        n = len(range(first, end, by))
-        if n <= 1:  # no step is taken: the equivalent slice with step 1
-            return ("s", first if n else 0, first + n if n else 0, 1), n
-    else:
-        n = Dim("slice", (size, start, stop, step))
+        return _on_size(start, stop, step, size)
+    return ("s", start, stop, step), Dim("slice", (size, start, stop, step))
+
+
+def _on_size(start, stop, step: int, size: int) -> tuple:
+    """(item, length) of a slice of in-range bounds on an axis of concrete ``size``."""
+    first, end, by = slice(start, stop, step).indices(size)
+    n = len(range(first, end, by))
+    if n <= 1:  # no step is taken: the equivalent slice with step 1
+        return ("s", first if n else 0, first + n if n else 0, 1), n
     return ("s", start, stop, step), n
 
 
@@ -151,12 +155,8 @@ def _quick_basic(x: Array, key):
             start, stop, step = k.start, k.stop, k.step
             if not (_small(start) and _small(stop) and _small(step)) or step == 0:
                 return None
-            first, end, by = k.indices(size)
-            n = len(range(first, end, by))
-            if n <= 1:  # as _slice_item: no step is taken
-                items.append(("s", first if n else 0, first + n if n else 0, 1))
-            else:
-                items.append(("s", start, stop, 1 if step is None else step))
+            item, n = _on_size(start, stop, 1 if step is None else step, size)
+            items.append(item)
             out.append(n)
         elif t is int:
             if not -size <= k < size:

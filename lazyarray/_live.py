@@ -25,6 +25,7 @@ may not fit at all.
 """
 from __future__ import annotations
 
+import math
 import sys
 import weakref
 
@@ -65,11 +66,11 @@ def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> list:
             uses[p] += 1
         free[i] = part[0] in _VIEW_OPS and all(free[p] for p in part[4])
     outs = set(outputs)
-    largest = max([_size(nodes[i]) for i in outs] +
+    largest = max([math.prod(nodes[i].shape) for i in outs] +
                   [v.size for v in values if v is not None and hasattr(v, "size")])
     kept, marked = [], _marked
     for i, extra in _excess(nodes, uses):
-        if values[i] is not None or free[i] or i in outs or _size(nodes[i]) > largest:
+        if values[i] is not None or free[i] or i in outs or math.prod(nodes[i].shape) > largest:
             continue
         if marked and id(nodes[i]) in marked and marked[id(nodes[i])]() is nodes[i]:
             kept.append(i)
@@ -81,10 +82,3 @@ def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> list:
 def _mark(node: Node) -> None:
     key = id(node)
     _marked[key] = weakref.ref(node, lambda _, key=key: _marked.pop(key, None))
-
-
-def _size(node: Node) -> int:
-    n = 1
-    for d in node.shape:
-        n *= d
-    return n
