@@ -20,12 +20,13 @@ from . import abi
 from . import complexmath as cm
 from .ir import ARG_REDUCE, SCALAR_TYPES, Op, ScalarType
 from .bytecode import kernel_slots
-from .pairwise import CONTIGUOUS, STRIDED, PairwiseSum
+from .pairwise import CONTIGUOUS, STRIDED, Columns, PairwiseSum
 from .schedule import SCALAR_SLOT, Kernel
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
+COLUMN_BYTES = 1024  # a tile's row in a column-order reduction (see KernelBuilder._columns)
 
 # Functions from the C math library, by op; float32 uses the 'f' variant.
 LIBM = {
@@ -171,6 +172,7 @@ class KernelBuilder:
         self.store_meta = [self._meta(b, pos + i) for i in range(r + 1)]
         self.pairwise = self._pairwise_sum(b)
         self.pairwise_block = self._pairwise_block(b) if self.pairwise is not None else None
+        self.by_columns = self._column_order(b)
         offs = [m[0] for m in self.acc_meta]
         self._outer(b, 0, offs, self.store_meta[0])
         b.ret_void()
@@ -188,7 +190,16 @@ class KernelBuilder:
             else:
                 self._reduce(b, offs, soff)
             return
+        if self.by_columns is not None and axis == k.n_out - 1:
+            with b.if_else(self.by_columns) as (columns, rows):
+                with columns:
+                    self._columns(b, offs, soff)
+                with rows:
+                    self._outer_loop(b, axis, offs, soff)
+            return
+        self._outer_loop(b, axis, offs, soff)
 
+    def _outer_loop(self, b, axis, offs, soff):
         def step(bb, i, carried):
             noffs = [bb.add(o, bb.mul(i, m[1 + axis])) for o, m in zip(offs, self.acc_meta)]
             nsoff = bb.add(soff, bb.mul(i, self.store_meta[1 + axis]))
@@ -196,6 +207,96 @@ class KernelBuilder:
             return []
 
         _for(b, self.sizes[axis], [], step)
+
+    def _column_order(self, entry):
+        """An i1, computed once per call: whether this call reduces in column order
+        (see ``_columns``), which it does when the loads' strides along the innermost
+        output axis add up to less than along the innermost reduced axis (a column sum of
+        a C-ordered matrix: 1 against its row length); None when the kernel
+        has no column order (no output or reduced axis, scans, arg-reductions, gathers,
+        an accumulator of another dtype than the output)."""
+        k = self.k
+        if (not k.n_out or not k.n_red or k.scan or k.matmul or k.reduce in ARG_REDUCE
+                or not k.loads or any(ins[0] == "gather" for ins in k.body)
+                or self._value_dtype() != k.out_dtype):
+            return None
+        j, last = 1 + k.n_out - 1, 1 + k.n_out + k.n_red - 1
+        across = along = ir.Constant(I64, 0)
+        for m in self.acc_meta:
+            across = entry.add(across, _abs_i64(entry, m[j]))
+            along = entry.add(along, _abs_i64(entry, m[last]))
+        wide = entry.icmp_signed(">", self.sizes[j - 1], ir.Constant(I64, 1))
+        cheaper = entry.icmp_signed("<", across, along)
+        vdt = self._value_dtype()
+        ty = reg_type(vdt)
+        self.columns = Columns(entry, ty, _reduce_init(k.reduce, vdt, ty),
+                               lambda bb, x, y: _combine(self.mb, bb, k.reduce, vdt, x, y,
+                                                         exact=True),
+                               self.column_width(vdt), self.pairwise is not None, _for)
+        return entry.and_(entry.and_(wide, cheaper),
+                          self.columns.fits(entry, self._reduced_count(entry)))
+
+    @staticmethod
+    def column_width(vdt: ScalarType) -> int:
+        """Columns in a tile of the column order: a row of ``COLUMN_BYTES``."""
+        return max(1, COLUMN_BYTES // vdt.itemsize)
+
+    def _columns(self, b, offs, soff):
+        """The innermost output axis in tiles of ``COLUMN_BYTES``: for each tile, the
+        reduced axes outside and the tile's columns inside, each column accumulating in
+        ``Columns`` (pairwise for float sums): the rows are read contiguously, and a
+        column's result is the one the row order gives, up to the summation tree."""
+        k, vdt, cols = self.k, self._value_dtype(), self.columns
+        width = cols.width
+        j = k.n_out - 1
+        n, wc = self.sizes[j], ir.Constant(I64, width)
+
+        def tile(bb, t, _):
+            j0 = bb.mul(t, wc)
+            w = _min_i64(bb, wc, bb.sub(n, j0))
+            toffs = [bb.add(o, bb.mul(j0, m[1 + j])) for o, m in zip(offs, self.acc_meta)]
+            cols.reset(bb, w)
+            self._column_rows(bb, k.n_out, toffs, w)
+            count = self._reduced_count(bb)
+            tsoff = bb.add(soff, bb.mul(j0, self.store_meta[1 + j]))
+
+            def store(b2, i, acc):
+                self._store(b2, b2.add(tsoff, b2.mul(i, self.store_meta[1 + j])),
+                            self._mean(b2, acc, count, vdt))
+            cols.finish(bb, w, store)
+            return []
+        _for(b, _ceil_div(b, n, width), [], tile)
+
+    def _column_rows(self, b, axis, offs, w):
+        """Loops over the reduced axes; at each point, a row of the tile's columns."""
+        k, j = self.k, self.k.n_out - 1
+        if axis == k.n_out + k.n_red:
+            def value_at(bb, i):
+                return self._body(bb, [bb.add(o, bb.mul(i, m[1 + j]))
+                                       for o, m in zip(offs, self.acc_meta)])
+            self.columns.add_row(b, w, value_at)
+            return
+
+        def step(bb, i, _):
+            self._column_rows(bb, axis + 1, [bb.add(o, bb.mul(i, m[1 + axis]))
+                                             for o, m in zip(offs, self.acc_meta)], w)
+            return []
+        _for(b, self.sizes[axis], [], step)
+
+    def _reduced_count(self, b):
+        n = ir.Constant(I64, 1)
+        for s in self.sizes[self.k.n_out:]:
+            n = b.mul(n, s)
+        return n
+
+    def _mean(self, b, acc, count, vdt):
+        """``acc`` divided by ``count`` for a mean, else ``acc``."""
+        if self.k.reduce is not Op.MEAN:
+            return acc
+        if vdt.kind == "c":
+            nf = b.sitofp(count, part_type(vdt))
+            return _pack(b, *(b.fdiv(v, nf) for v in _split(b, acc)))
+        return b.fdiv(acc, b.sitofp(count, reg_type(vdt)))
 
     def _matmul(self, b, offs, soff):
         """out[m, n] = sum_k body(m, n, k) over the last two output axes and the reduced
@@ -238,16 +339,7 @@ class KernelBuilder:
             acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
         if k.scan:
             return  # every step was stored
-        if k.reduce is Op.MEAN:
-            n = ir.Constant(I64, 1)
-            for s in self.sizes[k.n_out:]:
-                n = b.mul(n, s)
-            if vdt.kind == "c":
-                nf = b.sitofp(n, part_type(vdt))
-                acc = _pack(b, *(b.fdiv(v, nf) for v in _split(b, acc)))
-            else:
-                acc = b.fdiv(acc, b.sitofp(n, reg_type(vdt)))
-        self._store(b, soff, acc)
+        self._store(b, soff, self._mean(b, acc, self._reduced_count(b), vdt))
 
     def _red_loops(self, b, axis, offs, acc, soff, index=None):
         """Loops over the reduced axes carrying the accumulator(s) ``acc``."""
@@ -488,6 +580,10 @@ def _reduce_init(op: Op, dt: ScalarType, ty: ir.Type) -> ir.Value:
     if dt.kind == "u" or dt.kind == "b":
         return ir.Constant(ty, 0 if lo else (1 << dt.bits) - 1)
     return ir.Constant(ty, -(1 << (dt.bits - 1)) if lo else (1 << (dt.bits - 1)) - 1)
+
+
+def _abs_i64(b, x):
+    return b.select(b.icmp_signed("<", x, ir.Constant(I64, 0)), b.sub(ir.Constant(I64, 0), x), x)
 
 
 def _min_i64(b, x, y):

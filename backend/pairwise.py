@@ -27,6 +27,7 @@ I64 = ir.IntType(64)
 CONTIGUOUS = 4096  # elements of a block read contiguously (vectorised)
 STRIDED = 256      # elements of any other block (numpy: 128, in 8 partial sums)
 DEPTH = 64   # a stack entry per bit of the block count
+COLUMN_DEPTH = 32  # stack rows of a column-order sum: up to STRIDED * 2**31 rows (see Columns)
 
 
 class PairwiseSum:
@@ -57,25 +58,9 @@ class PairwiseSum:
     def push(self, b: ir.IRBuilder, s: ir.Value) -> None:
         """Add the sum ``s`` of one block: merged with the top once per trailing zero
         bit of the new block count."""
-        n = b.add(b.load(self.blocks, typ=I64), ir.Constant(I64, 1))
-        b.store(n, self.blocks)
-        top0 = b.load(self.top, typ=I64)
-        pre, (head, merge, done) = _loop_start(b, "pairwise_merge")
-        t, v = b.phi(I64), b.phi(self.ty)
-        top = b.phi(I64)
-        t.add_incoming(n, pre)
-        v.add_incoming(s, pre)
-        top.add_incoming(top0, pre)
-        even = b.icmp_unsigned("==", b.and_(t, ir.Constant(I64, 1)), ir.Constant(I64, 0))
-        b.cbranch(even, merge, done)
-        b.position_at_end(merge)
-        below = b.sub(top, ir.Constant(I64, 1))
-        merged = self.combine(b, b.load(self._entry(b, below), typ=self.ty), v)
-        half = b.lshr(t, ir.Constant(I64, 1))
-        for phi, value in ((t, half), (v, merged), (top, below)):
-            phi.add_incoming(value, b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        def merge(bb, below, carried):
+            return [self.combine(bb, bb.load(self._entry(bb, below), typ=self.ty), carried[0])]
+        top, (v,) = _merges(b, self.blocks, self.top, "pairwise_merge", [s], merge)
         b.store(v, self._entry(b, top))
         b.store(b.add(top, ir.Constant(I64, 1)), self.top)
 
@@ -127,6 +112,30 @@ class PairwiseSum:
         return acc
 
 
+def _merges(b: ir.IRBuilder, blocks, top_ptr, name: str, carried: list, merge) -> tuple:
+    """The merges after a block sum: the block count goes up by one, and while its
+    bits shifted out are 0, ``merge(b, below, carried) -> carried`` folds the stack
+    entry ``below`` (the top, then the next) in. Returns (the new top, carried)."""
+    n = b.add(b.load(blocks, typ=I64), ir.Constant(I64, 1))
+    b.store(n, blocks)
+    top0 = b.load(top_ptr, typ=I64)
+    pre, (head, body, done) = _loop_start(b, name)
+    t, top = b.phi(I64), b.phi(I64)
+    phis = [b.phi(v.type) for v in carried]
+    for phi, value in zip([t, top] + phis, [n, top0] + carried):
+        phi.add_incoming(value, pre)
+    even = b.icmp_unsigned("==", b.and_(t, ir.Constant(I64, 1)), ir.Constant(I64, 0))
+    b.cbranch(even, body, done)
+    b.position_at_end(body)
+    below = b.sub(top, ir.Constant(I64, 1))
+    new = merge(b, below, phis)
+    for phi, value in zip([t, top] + phis, [b.lshr(t, ir.Constant(I64, 1)), below] + new):
+        phi.add_incoming(value, b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    return top, phis
+
+
 def _loop_start(b: ir.IRBuilder, name: str) -> tuple:
     """(the block before, (head, body, exit)) of a new loop; ``b`` is at its head."""
     pre = b.block
@@ -134,3 +143,105 @@ def _loop_start(b: ir.IRBuilder, name: str) -> tuple:
     b.branch(blocks[0])
     b.position_at_end(blocks[0])
     return pre, blocks
+
+
+class Columns:
+    """Accumulators for ``width`` adjacent results at once: the column order of a
+    reduction (backend/codegen.py, ``KernelBuilder._columns``) walks the reduced axes
+    outside and a tile of output columns inside, so a row is read contiguously where
+    the reduced axis is strided (a column sum of a C-ordered matrix).
+
+    ``run`` holds each column's partial result. For a pairwise sum a run ends after
+    ``STRIDED`` rows and is pushed, a row of ``width`` sums, onto a stack merged like
+    ``PairwiseSum``'s, so each column's sum is the same tree as a strided sum's in the
+    row order. The stack has ``COLUMN_DEPTH`` rows (a row per bit of the block count),
+    so a pairwise sum may run in column order only while ``fits(rows)``.
+    ``loop(b, n, init, step)`` is the code generator's counted loop."""
+
+    def __init__(self, entry: ir.IRBuilder, ty: ir.Type, zero: ir.Value, combine,
+                 width: int, pairwise: bool, loop) -> None:
+        self.ty, self.zero, self.combine, self.width = ty, zero, combine, width
+        self.pairwise, self.loop = pairwise, loop
+        self.run = entry.alloca(ty, size=ir.Constant(I64, width), name="columns_run")
+        if pairwise:
+            self.stack = entry.alloca(ty, size=ir.Constant(I64, COLUMN_DEPTH * width),
+                                      name="columns_stack")
+            self.top = entry.alloca(I64, name="columns_top")
+            self.blocks = entry.alloca(I64, name="columns_blocks")
+            self.filled = entry.alloca(I64, name="columns_filled")
+
+    def fits(self, b: ir.IRBuilder, rows: ir.Value) -> ir.Value:
+        """An i1: whether ``rows`` rows fit the stack (always, but for a pairwise sum)."""
+        if not self.pairwise:
+            return ir.Constant(ir.IntType(1), 1)
+        return b.icmp_signed("<", rows, ir.Constant(I64, STRIDED << (COLUMN_DEPTH - 1)))
+
+    def _at(self, b: ir.IRBuilder, base: ir.Value, i: ir.Value) -> ir.Value:
+        return b.gep(base, [i], source_etype=self.ty)
+
+    def _row(self, b: ir.IRBuilder, level: ir.Value) -> ir.Value:
+        """The stack's row ``level``."""
+        return self._at(b, self.stack, b.mul(level, ir.Constant(I64, self.width)))
+
+    def _each(self, b: ir.IRBuilder, w: ir.Value, fn) -> None:
+        def step(bb, i, _):
+            fn(bb, i)
+            return []
+        self.loop(b, w, [], step)
+
+    def reset(self, b: ir.IRBuilder, w: ir.Value) -> None:
+        """Empty results for the first ``w`` columns."""
+        self._each(b, w, lambda bb, i: bb.store(self.zero, self._at(bb, self.run, i)))
+        if self.pairwise:
+            for p in (self.top, self.blocks, self.filled):
+                b.store(ir.Constant(I64, 0), p)
+
+    def add_row(self, b: ir.IRBuilder, w: ir.Value, value_at) -> None:
+        """Add one row: ``value_at(b, i)`` is column ``i``'s element."""
+        def add(bb, i):
+            p = self._at(bb, self.run, i)
+            bb.store(self.combine(bb, bb.load(p, typ=self.ty), value_at(bb, i)), p)
+        self._each(b, w, add)
+        if not self.pairwise:
+            return
+        filled = b.add(b.load(self.filled, typ=I64), ir.Constant(I64, 1))
+        b.store(filled, self.filled)
+        with b.if_then(b.icmp_signed("==", filled, ir.Constant(I64, STRIDED))):
+            self._push(b, w)
+            b.store(ir.Constant(I64, 0), self.filled)
+
+    def _push(self, b: ir.IRBuilder, w: ir.Value) -> None:
+        """The run joins the stack, merged with its top once per trailing zero bit of
+        the new block count (as ``PairwiseSum.push``); the run starts again."""
+        def merge(bb, below, _):
+            row = self._row(bb, below)
+
+            def fold(b2, i):
+                p = self._at(b2, self.run, i)
+                b2.store(self.combine(b2, b2.load(self._at(b2, row, i), typ=self.ty),
+                                      b2.load(p, typ=self.ty)), p)
+            self._each(bb, w, fold)
+            return []
+        top, _ = _merges(b, self.blocks, self.top, "columns_merge", [], merge)
+        row = self._row(b, top)
+
+        def move(bb, i):
+            p = self._at(bb, self.run, i)
+            bb.store(bb.load(p, typ=self.ty), self._at(bb, row, i))
+            bb.store(self.zero, p)
+        self._each(b, w, move)
+        b.store(b.add(top, ir.Constant(I64, 1)), self.top)
+
+    def finish(self, b: ir.IRBuilder, w: ir.Value, store) -> None:
+        """``store(b, i, result)`` for each column: its run, then the stack from its top
+        down (as ``PairwiseSum.total``)."""
+        def one(bb, i):
+            acc = bb.load(self._at(bb, self.run, i), typ=self.ty)
+            if self.pairwise:
+                def level(b2, k, carried):
+                    below = b2.sub(b2.load(self.top, typ=I64), b2.add(k, ir.Constant(I64, 1)))
+                    x = b2.load(self._at(b2, self._row(b2, below), i), typ=self.ty)
+                    return [self.combine(b2, carried[0], x)]
+                acc = self.loop(bb, bb.load(self.top, typ=I64), [acc], level)[0]
+            store(bb, i, acc)
+        self._each(b, w, one)
