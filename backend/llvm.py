@@ -270,10 +270,13 @@ _fork_held: list = []
 
 
 def _before_fork() -> None:
+    # the order they nest: the creation lock first (another thread may be creating the
+    # code generator: read it once that is done); llvmlite's own lock, inside them all,
+    # is threads._before_fork's
+    _init_lock.acquire()
     gen = _codegen
-    # the order they nest; llvmlite's own lock, inside them, is threads._before_fork's
-    locks = [gen._pipeline_lock, gen.lock] if gen is not None else []
-    for lock in locks:
+    locks = [_init_lock] + ([gen._pipeline_lock, gen.lock] if gen is not None else [])
+    for lock in locks[1:]:
         lock.acquire()
     _fork_held[:] = locks
 
