@@ -65,18 +65,21 @@ class Kernel:
     index of the value stored or accumulated; ``iter_axes``: (node index, axis) giving
     each iteration size; ``meta_base``: the kernel's first slot in the meta array;
     ``scan``: store the running reduction at every step; ``matmul``: a contraction,
-    emitted as a cache-blocked i-k-j loop nest."""
+    emitted as a cache-blocked i-k-j loop nest; ``spread``: the loads that broadcast
+    along the innermost iteration axis (stride 0 there, by the structure of their
+    views), for which the code generator emits a loop with constant strides."""
 
     __slots__ = ("n_out", "n_red", "reduce", "body", "loads", "value", "store", "out_dtype",
-                 "iter_axes", "meta_base", "scan", "matmul")
+                 "iter_axes", "meta_base", "scan", "matmul", "spread")
 
     def __init__(self, n_out: int, n_red: int, reduce: Optional[Op], body: tuple,
                  loads: tuple, value: int, store: Access, out_dtype: ScalarType,
                  iter_axes: tuple, meta_base: int, scan: bool = False,
-                 matmul: bool = False) -> None:
+                 matmul: bool = False, spread: tuple = ()) -> None:
         self.n_out, self.n_red, self.reduce, self.body = n_out, n_red, reduce, body
         self.loads, self.value, self.store, self.out_dtype = loads, value, store, out_dtype
         self.iter_axes, self.meta_base, self.scan, self.matmul = iter_axes, meta_base, scan, matmul
+        self.spread = spread
 
     def replace(self, **changes) -> "Kernel":
         """A copy with ``changes`` (field name -> value)."""
@@ -100,7 +103,7 @@ class Kernel:
         """What the generated code depends on (no node indices, no view chains)."""
         return (self.n_out, self.n_red, self.reduce, self.scan, self.matmul, self.body,
                 tuple((a.buf, len(a.dyn)) for a in self.loads), self.value, self.store.buf,
-                self.out_dtype.name, self.meta_base)
+                self.out_dtype.name, self.meta_base, self.spread)
 
 
 class ExternalStep:
@@ -776,8 +779,28 @@ def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: i
         body = [("scalar", ins[1], sslot[ins[2]]) if ins[0] == "scalar" else ins for ins in body]
     loads = tuple([Access(slot[j], c, m, d) for (j, c, m, d) in b.loads])
     store = Access(slot[k.root], k.store_chain, k.store_imap)
+    inner = k.n_out + k.n_red - 1
+    spread = () if k.matmul or inner < 0 else tuple(
+        i for i, (_, c, m, d) in enumerate(b.loads) if not d and _spreads(b.g.nodes, c, m[inner]))
     return Kernel(k.n_out, k.n_red, k.reduce, tuple(body), loads, b.value, store, dtype,
-                  k.iter_axes, base, k.scan, k.matmul)
+                  k.iter_axes, base, k.scan, k.matmul, spread)
+
+
+def _spreads(nodes: list, chain: tuple, axis) -> bool:
+    """Whether a load through view ``chain`` has stride 0 along iteration axis ``axis``
+    of the array at the chain's top, as its broadcasts say (views other than broadcasts
+    end the search: then no)."""
+    for v in reversed(chain):
+        n = nodes[v]
+        if axis is None:
+            return True
+        if n.op is not Op.BROADCAST_TO:
+            return False
+        src = n.srcs[0].shape
+        axis -= len(n.shape) - len(src)
+        if axis < 0 or (src[axis] == 1 and type(src[axis]) is int):
+            return True
+    return axis is None
 
 
 GEMM_DTYPES = ("float32", "float64")  # the dtypes with a GEMM routine (backend/matmul.py)
