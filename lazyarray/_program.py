@@ -485,10 +485,14 @@ class Prepared:
                     break
             else:
                 return args + self._constants
+        if "dask.array" in sys.modules and _any_dask(args):
+            return None  # computed blockwise on Dask instead (see __call__)
         return tuple(s[1] for s in self.program._check_args(args, allow_specs=False))
 
     def __call__(self, *args):
-        """Run with values for the placeholders, then optionally for captured constants."""
+        """Run with values for the placeholders, then optionally for captured constants;
+        on dask arrays, the lazy dask array(s) computed blockwise by this program's
+        kernels, as ``Program.__call__``."""
         door = self._door
         if door is not None:
             out = door(*args)
@@ -498,6 +502,9 @@ class Prepared:
                 a._pending = (out, d, leaf)
                 return a
         values = self._values(args)
+        if values is None:
+            from .dask import to_dask
+            return to_dask(self.program, *args)
         n = self._n_ph
         shapes = (values[0].shape,) if n == 1 else tuple([v.shape for v in values[:n]])
         runner = self._runners.get(shapes) or self._runner(shapes)

@@ -169,6 +169,11 @@ def test_programs_and_jit_on_dask_arrays(client):
           2.0 * np.sum(np.sin(v) * v**2), rtol=1e-12)
     jf = xp.jit(lambda a, k: xp.tanh(a) * k)
     close(jf(da.from_array(M, chunks=(8, 8)), 2.5).compute(), np.tanh(M) * 2.5)
+    prepared = prog.prepare(v)  # a prepared program hands dask arrays to Dask too
+    r = prepared(da.from_array(v, chunks=300))
+    assert isinstance(r, da.Array)
+    close(r.compute(), 3.0 * np.sum(np.sin(v) * v**2), rtol=1e-12)
+    close(float(prepared(v)), 3.0 * np.sum(np.sin(v) * v**2), rtol=1e-12)
 
 
 def test_each_worker_compiles_a_kernel_at_most_once(client):
