@@ -16,7 +16,7 @@ from . import _dtypes as dt
 from . import _program
 from ._array_object import Array
 from ._errors import input_label
-from ._program import Prepared, Program, _as_value, _fresh_handle, placeholder
+from ._program import Prepared, Program, _as_value, _fresh_handle, held_value, placeholder
 
 
 def static_key(a):
@@ -87,8 +87,17 @@ class JitFunction:
     def __call__(self, *args):
         vals, sig, key = [], [], []
         for i, a in enumerate(args):
-            if isinstance(a, (Array, np.ndarray)):
+            if type(a) is np.ndarray and a.dtype in dt.BY_NUMPY:  # the common cases first
+                v = a
+            elif type(a) is Array:
+                v = held_value(a)
+                if v is None:
+                    v = _as_value(a, input_label(i, self._name(i)))
+            elif isinstance(a, (Array, np.ndarray)):
                 v = _as_value(a, input_label(i, self._name(i)))
+            else:
+                v = None
+            if v is not None:
                 vals.append(v)
                 s = (dt.from_numpy(v.dtype), v.ndim if self.symbolic else v.shape)
                 sig.append(s)

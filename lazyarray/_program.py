@@ -26,6 +26,7 @@ from .backend.ir import Dim, Node, Op, sym, toposort
 
 ArrayOrArrays = Union[Array, Sequence[Array]]
 _object_new = object.__new__
+_object_getattribute = object.__getattribute__
 _DATA = Op.DATA
 
 # Placeholders whose values live in another engine (lazyarray.dask's from_dask leaves):
@@ -246,6 +247,17 @@ def compile_cache_info() -> CacheInfo:
 
 
 # --------------------------------------------------------------------------- programs
+
+def held_value(x) -> Optional[np.ndarray]:
+    """The numpy value an Array already holds (a data leaf, a computed array, a prepared
+    program's result), without making its node; None when it must be computed or
+    converted (``_as_value``)."""
+    try:
+        v = _object_getattribute(x, "_node").value
+    except AttributeError:  # a result whose node was never needed
+        return _object_getattribute(x, "_pending")[0]
+    return v if type(v) is np.ndarray else None
+
 
 def _as_value(x, label: str) -> np.ndarray:
     """A bound input's value as a C-contiguous numpy array."""
@@ -512,8 +524,9 @@ class Prepared:
         outs = runner(values if slots is None else [values[k] for k in slots])
         if len(args) == n and runner is not self._door_runner:
             self._open_door(runner)
-        arrays = [data_leaf(o, d) for o, d in zip(outs, self._out_dtypes)]
-        return arrays[0] if self.program._single else tuple(arrays)
+        if self.program._single:
+            return data_leaf(outs[0], self._out_dtypes[0])
+        return tuple([_result(o, d) for o, d in zip(outs, self._out_dtypes)])
 
     def _open_door(self, runner) -> None:
         """Use the native front door of ``runner`` from its second run in a row on
@@ -534,6 +547,14 @@ class Prepared:
         d = self._out_dtypes[0]
         self._door_out = (d, ir.leaf_id(_DATA, d, out.shape))
         return self._door_out
+
+
+def _result(value: np.ndarray, dtype) -> Array:
+    """``data_leaf(value, dtype)`` with its node made when first needed (as a front
+    door's result): a program's several outputs cost no nodes until they are used."""
+    a = _object_new(Array)
+    a._pending = (value, dtype, ir.leaf_id(_DATA, dtype, value.shape))
+    return a
 
 
 def compile(outputs: ArrayOrArrays, inputs: Sequence[Array] = ()) -> Program:  # noqa: A001
