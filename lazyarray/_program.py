@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _dtypes as dt, _live
-from ._array_object import Array, data_leaf
+from ._array_object import Array
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
 from ._memory import check_allocation, check_allocation_once, check_shape
@@ -510,7 +510,7 @@ class Prepared:
             out = door(*args)
             if out is not dispatch.FALLBACK:  # one output of the shape the door was made for
                 d, leaf = self._door_out or self._door_output(out)
-                a = _object_new(Array)  # data_leaf(out), its node made when first needed
+                a = _object_new(Array)  # as _result(out, d), the leaf id known
                 a._pending = (out, d, leaf)
                 return a
         values = self._values(args)
@@ -525,7 +525,7 @@ class Prepared:
         if len(args) == n and runner is not self._door_runner:
             self._open_door(runner)
         if self.program._single:
-            return data_leaf(outs[0], self._out_dtypes[0])
+            return _result(outs[0], self._out_dtypes[0])
         return tuple([_result(o, d) for o, d in zip(outs, self._out_dtypes)])
 
     def _open_door(self, runner) -> None:
