@@ -374,16 +374,19 @@ import os, signal, sys, threading, time
 main = threading.main_thread().ident
 
 def when_main_in(name, filename, act):
-    # act() once, the first time the main thread is inside function ``name`` of ``filename``
+    # act() once, the first time the main thread is inside function ``name`` of ``filename``,
+    # unless t.stop is set first; t.fired says whether it acted
     def watch():
-        while True:
+        while not t.stop.is_set():
             f = sys._current_frames().get(main)
             while f is not None:
                 if f.f_code.co_name == name and f.f_code.co_filename.endswith(filename):
+                    t.fired = True
                     return act()
                 f = f.f_back
             time.sleep(0.0002)
     t = threading.Thread(target=watch, daemon=True)
+    t.stop, t.fired = threading.Event(), False
     t.start()
     return t
 
@@ -396,19 +399,26 @@ import numpy as np, lazyarray as xp
 a = np.random.default_rng(2).random((1000, 8000))
 x = xp.asarray(a)
 want = np.cumsum(a, axis=1)
-interrupted = wrong = 0
+interrupted = wrong = missed = 0
 for rep in range(5):
     w = when_main_in("run", os.path.join("backend", "threads.py"), sigint)
     try:
         np.asarray(xp.cumulative_sum(x * 2.0, axis=1))  # 4 chunks, 3 on the pool's threads
+        w.stop.set()
         w.join()
-        time.sleep(5)  # (not interrupted inside the run: the signal lands here)
+        if w.fired:
+            time.sleep(5)  # (not interrupted inside the run: the signal lands here)
+        else:
+            missed += 1  # the watcher was not scheduled while the run lasted (a busy machine)
     except KeyboardInterrupt:
         interrupted += 1
+    w.stop.set()
     w.join()
     for _ in range(3):  # the same shape: with a buffer pool, the interrupted run's output
         wrong += int((np.asarray(xp.cumulative_sum(x, axis=1)) != want).sum())
-print("interrupted", interrupted, "wrong", wrong)
+print("interrupted", interrupted, "wrong", wrong, "missed", missed)
+if not interrupted:
+    sys.exit("never interrupted")
 """
 
 
@@ -419,8 +429,20 @@ def test_an_interrupt_in_the_python_pool_waits_for_its_chunks(tmp_path):
     unmapped at once) a segfault."""
     out = run_script(SIGINT_IN_THE_PYTHON_POOL, tmp_path, LAZYARRAY_NATIVE_THREADS="0",
                      LAZYARRAY_NUM_THREADS="4", LAZYARRAY_BUFFER_POOL_MB="0")
+    if "never interrupted" in out.stderr:
+        pytest.skip("the watcher thread never ran while a run lasted (a busy machine)")
     assert out.returncode == 0, (out.returncode, out.stderr)
-    assert out.stdout.split() == ["interrupted", "5", "wrong", "0"], out.stdout
+    assert pool_interrupts_ok(out.stdout.splitlines()), out.stdout
+
+
+def pool_interrupts_ok(lines: list) -> bool:
+    """Every run interrupted or missed (its watcher not scheduled in time), some
+    interrupted, and no wrong element after any of them."""
+    words = lines[0].split() if len(lines) == 1 else []
+    if len(words) != 6 or words[::2] != ["interrupted", "wrong", "missed"]:
+        return False
+    interrupted, wrong, missed = map(int, words[1::2])
+    return interrupted >= 1 and interrupted + missed == 5 and wrong == 0
 
 
 # ------------------------------------------------ item 9: Ctrl-C during a long kernel
