@@ -58,15 +58,19 @@ def read_xfails(path: str | os.PathLike | None) -> dict[str, str]:
     return entries
 
 
-def token_backend(nodeid: str, tokens: tuple[str, ...] = DEFAULT_BACKENDS) -> str | None:
-    """The backend named as one ``-``-separated parameter id inside a test id's brackets
-    (``test_x[float64-lazyarray]`` -> ``lazyarray``), or None."""
-    params = nodeid.rpartition("[")[2] if nodeid.endswith("]") else ""
-    parts = params[:-1].split("-") if params else []
-    for name in tokens:
-        if name in parts:
-            return name
-    return None
+# A backend is one parameter id in a test id's brackets: between "[", "-" (ids joined by
+# pytest) or "=" (scikit-learn's estimator checks: ``check_x(array_namespace=lazyarray,
+# device=None)``) and "]", "-", "," or ")". ``array_api_strictest`` is not ``array_api_strict``.
+_BACKEND = re.compile(r"(?<=[\[=-])(lazyarray|array_api_strict)(?=[\],)-])")
+
+
+def backend_of(nodeid: str) -> str | None:
+    """The backend a test id names (``test_x[float64-lazyarray]`` -> ``lazyarray``), or
+    None."""
+    if not nodeid.endswith("]"):
+        return None
+    m = _BACKEND.search(nodeid, nodeid.find("["))
+    return m.group(1) if m else None
 
 
 class Recorder:

@@ -15,7 +15,8 @@ could not run, else 0.
 
 Environment: ``TEST_TIMEOUT`` (seconds per test, default 120, needs pytest-timeout),
 ``XPX_TESTS_DIR`` (array-api-extra's sdist ``tests`` folder, default
-``/work/consumer-src/array_api_extra-0.11.5/tests``).
+``/work/consumer-src/array_api_extra-0.11.5/tests``), ``CONSUMER_OUT_DIR`` (where the log
+and the report go, default this folder).
 """
 from __future__ import annotations
 
@@ -91,8 +92,8 @@ def key_of(nodeid: str) -> str:
     head, sep, params = nodeid.rpartition("[")
     if not sep:
         return nodeid
-    params = re.sub(r"(?<![^\[-])(lazyarray|array_api_strict)(-(None|CPU_DEVICE|device1))?"
-                    r"(?=[\]-])", "XP", "[" + params)
+    params = re.sub(r"(?<=[\[=-])(lazyarray|array_api_strict)"
+                    r"((-|,device=)(None|CPU_DEVICE|device1))?(?=[\],)-])", "XP", "[" + params)
     return head + params
 
 
@@ -168,7 +169,8 @@ def main(argv: list[str]) -> int:
         results = Path(tmp) / "results.json"
         cmd = [sys.executable, "-m", "pytest", *pyargs, "-q", "-p", "no:cacheprovider",
                "--tb=short", *_timeout_args(), *extra]
-        log = HERE / f"{args.consumer}.log"
+        out_dir = Path(os.environ.get("CONSUMER_OUT_DIR", HERE))
+        log = out_dir / f"{args.consumer}.log"
         print("run.py:", " ".join(cmd), f"(log: {log})", flush=True)
         t0 = time.monotonic()
         with log.open("w") as f:
@@ -186,7 +188,7 @@ def main(argv: list[str]) -> int:
         records = json.loads(results.read_text())
     counts = summarize(records)
     cmp = compare(records)
-    report = HERE / f"{args.consumer}-report.txt"
+    report = out_dir / f"{args.consumer}-report.txt"
     write_report(report, args.consumer, cmp, counts, wall)
     for backend in args.backends.split(","):
         print(f"{args.consumer} {backend}: {line(counts.get(backend, Counter()))}")

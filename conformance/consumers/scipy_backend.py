@@ -44,4 +44,4 @@ def pytest_plugin_registered(plugin: object, manager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _common.install(config, _common.token_backend)
+    _common.install(config, _common.backend_of)

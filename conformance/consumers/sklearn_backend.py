@@ -13,23 +13,9 @@ folder on ``PYTHONPATH`` (``run.py sklearn`` does it).
 """
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import _common
-
-# scikit-learn's ids are its (namespace, device, dtype) tuples joined by "-".
-_BACKEND = re.compile(r"(?<=[\[-])(lazyarray|array_api_strict)(?=[\]-])")
-
-
-def backend_of(nodeid: str) -> str | None:
-    """The namespace of a scikit-learn test id (``...[lazyarray-None-float64]``)."""
-    if not nodeid.endswith("]"):
-        return None
-    m = _BACKEND.search(nodeid.rpartition("[")[2])
-    return m.group(1) if m else None
-
 
 def _with_lazyarray(original):
     def yield_namespaces(include_numpy_namespaces: bool = True):
@@ -83,4 +69,4 @@ patch()
 
 def pytest_configure(config: pytest.Config) -> None:
     patch()
-    _common.install(config, backend_of)
+    _common.install(config, _common.backend_of)

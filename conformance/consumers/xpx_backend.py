@@ -45,10 +45,5 @@ def patch() -> None:
 patch()  # at import: -p loads plugins before the tests' conftest imports the enum
 
 
-def backend_of(nodeid: str) -> str | None:
-    """The backend of a test id (``test_x[lazyarray]``, ``test_x[float64-array_api_strict]``)."""
-    return _common.token_backend(nodeid)
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    _common.install(config, backend_of)
+    _common.install(config, _common.backend_of)
