@@ -108,10 +108,11 @@ class Recorder:
         rec["outcome"] = _merge(rec["outcome"], _outcome(report))
         if report.failed and not rec["message"]:
             rec["message"] = _first_line(report)
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.results_path:
-            Path(self.results_path).write_text(json.dumps(self.records, indent=0))
+        if report.when == "teardown" and self.results_path:
+            # One JSON line per finished test, written at once: a run stopped early (its
+            # time budget, Ctrl-C) still leaves the records of the tests it ran.
+            with open(self.results_path, "a") as f:
+                f.write(json.dumps(dict(rec, nodeid=report.nodeid)) + "\n")
 
 
 def _outcome(report: pytest.TestReport) -> str:

@@ -16,7 +16,8 @@ could not run, else 0.
 Environment: ``TEST_TIMEOUT`` (seconds per test, default 120, needs pytest-timeout),
 ``XPX_TESTS_DIR`` (array-api-extra's sdist ``tests`` folder, default
 ``/work/consumer-src/array_api_extra-0.11.5/tests``), ``CONSUMER_OUT_DIR`` (where the log
-and the report go, default this folder).
+and the report go, default this folder), ``RUN_BUDGET`` (seconds: stop pytest then and
+report the tests run so far; default no limit).
 """
 from __future__ import annotations
 
@@ -173,10 +174,17 @@ def main(argv: list[str]) -> int:
         log = out_dir / f"{args.consumer}.log"
         print("run.py:", " ".join(cmd), f"(log: {log})", flush=True)
         t0 = time.monotonic()
+        budget = float(os.environ.get("RUN_BUDGET", "0")) or None
         with log.open("w") as f:
-            rc = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
-                                env=environment(args.consumer, args.backends, results)
-                                ).returncode
+            proc = subprocess.Popen(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
+                                    env=environment(args.consumer, args.backends, results))
+            try:
+                rc = proc.wait(timeout=budget)
+            except subprocess.TimeoutExpired:
+                proc.terminate()
+                rc = proc.wait()
+                print(f"run.py: stopped after the time budget of {budget:.0f} s "
+                      "(RUN_BUDGET); the counts are of the tests run until then")
         wall = time.monotonic() - t0
         if rc not in (0, 1, 5):
             print(f"run.py: pytest exited with status {rc} (collection errors or an "
@@ -185,7 +193,10 @@ def main(argv: list[str]) -> int:
             print(f"run.py: pytest wrote no results (exit {rc}); see {log}")
             print("0 passed, 0 failed")
             return 1
-        records = json.loads(results.read_text())
+        records = {}
+        for text in results.read_text().splitlines():
+            rec = json.loads(text)
+            records[rec.pop("nodeid")] = rec
     counts = summarize(records)
     cmp = compare(records)
     report = out_dir / f"{args.consumer}-report.txt"
