@@ -116,7 +116,9 @@ class Array:
         node = self._node
         if len(node.shape) != 2:
             raise ValueError(f"x.T needs a 2-d array, got {self.ndim}-d; use permute_dims or mT")
-        return record(Op.PERMUTE_DIMS, node.dtype, node.shape[::-1], (node,), (1, 0))
+        from ._views import track_permuted
+        return track_permuted(self, (1, 0), record(Op.PERMUTE_DIMS, node.dtype,
+                                                   node.shape[::-1], (node,), (1, 0)))
 
     @property
     def mT(self) -> "Array":

@@ -284,10 +284,11 @@ def permute_dims(x: Array, /, axes: tuple) -> Array:
     axes = tuple(normalize_axis(a, nd, "permute_dims") for a in axes)
     if sorted(axes) != list(range(nd)):
         raise ValueError(f"permute_dims(): axes {axes} is not a permutation of {tuple(range(nd))}")
+    from ._views import track_permuted
     if axes == tuple(range(nd)):
-        return Array._new(x._node)
+        return track_permuted(x, axes, Array._new(x._node))
     shape = tuple(x._node.shape[a] for a in axes)
-    return record(Op.PERMUTE_DIMS, x.dtype, shape, (x._node,), axes)
+    return track_permuted(x, axes, record(Op.PERMUTE_DIMS, x.dtype, shape, (x._node,), axes))
 
 
 def expand_dims(x: Array, /, axis: Union[int, tuple] = 0) -> Array:

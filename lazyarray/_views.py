@@ -1,6 +1,7 @@
 """Basic-index views write through, as numpy's do.
 
-``v = a[0, :, :]`` (ints, slices, ``...``, ``None``) is a *view*: ``v[i] = w``, a mask or
+``v = a[0, :, :]`` (ints, slices, ``...``, ``None``) and ``permute_dims(a, axes)`` (``a.T``,
+``a.mT``) are *views*: ``v[i] = w``, a mask or
 index-array assignment into ``v`` and ``v += w`` also change ``a`` (and the base of ``a``
 when ``a`` is itself such a view), and a write into ``a`` changes every live view of it.
 Consumers rely on this: scikit-learn's GaussianMixture adds its regularisation to the
@@ -35,7 +36,18 @@ def _get(slot, x: Array):
 
 def track(base: Array, key, view: Array) -> Array:
     """Record that ``view`` is ``base[key]`` (a basic index) and return it."""
-    view._view_of = (base, key)
+    return _link(base, ("index", key), view)
+
+
+def track_permuted(base: Array, axes: tuple, view: Array) -> Array:
+    """Record that ``view`` is ``permute_dims(base, axes)`` (``.T``, ``mT`` and swapped
+    axes too: numpy's transposes are views, and scipy.signal's overlap-add adds into one)
+    and return it."""
+    return _link(base, ("permute", axes), view)
+
+
+def _link(base: Array, how: tuple, view: Array) -> Array:
+    view._view_of = (base, how)
     views = _get(_VIEWS, base)
     if views is None:
         base._views = [weakref.ref(view)]
@@ -60,10 +72,26 @@ def rebind(x: Array, node: Node) -> None:
     _refresh(root)
 
 
-def _region_replaced(base: Array, key, view: Array) -> Node:
-    """The node of ``base`` with the region ``base[key]`` replaced by ``view``."""
-    from ._indexing import basic_update
-    return basic_update(base, key, view)
+def _region_replaced(base: Array, how: tuple, view: Array) -> Node:
+    """The node of ``base`` with the part ``view`` shows of it replaced by ``view``."""
+    kind, arg = how
+    if kind == "index":
+        from ._indexing import basic_update
+        return basic_update(base, arg, view)
+    from ._manipulation import permute_dims
+    inverse = tuple(sorted(range(len(arg)), key=arg.__getitem__))
+    return permute_dims(view, inverse)._node
+
+
+def _view_node(base: Array, how: tuple) -> Node:
+    """The node of the view ``how`` of ``base`` now."""
+    kind, arg = how
+    if kind == "index":
+        from ._indexing import basic_view_node
+        return basic_view_node(base, arg)
+    from .backend.ir import Op
+    node = base._node
+    return Node(Op.PERMUTE_DIMS, node.dtype, tuple(node.shape[a] for a in arg), (node,), arg)
 
 
 def _refresh(base: Array) -> None:
@@ -71,13 +99,12 @@ def _refresh(base: Array) -> None:
     views = _get(_VIEWS, base)
     if not views:
         return
-    from ._indexing import basic_view_node
     alive = []
     for ref in views:
         v = ref()
         if v is None:
             continue
         alive.append(ref)
-        v._node = basic_view_node(base, _VIEW_OF.__get__(v, Array)[1])
+        v._node = _view_node(base, _VIEW_OF.__get__(v, Array)[1])
         _refresh(v)
     views[:] = alive

@@ -1,5 +1,6 @@
-"""Basic-index views write through to their bases and see their bases' writes, as numpy's
-views do (scikit-learn's GaussianMixture regularises ``covariances[k, :, :]`` through one).
+"""Basic-index views and transposes write through to their bases and see their bases'
+writes, as numpy's views do (scikit-learn's GaussianMixture regularises
+``covariances[k, :, :]`` through one, scipy's oaconvolve adds into swapped axes).
 Each scenario runs on numpy and on lazyarray and must give the same arrays."""
 import gc
 
@@ -88,7 +89,19 @@ def copies_do_not_write_through(ns):
     return a, g, m, c
 
 
-SCENARIOS = [write_into_a_view, view_of_a_view, write_into_the_base,
+def writes_into_transposes(ns):
+    # scipy.signal.oaconvolve adds its overlaps into slices of swapped axes.
+    a = base(ns)
+    t = ns.permute_dims(a, (2, 0, 1))
+    t[1:3, :, 0] += 100.0
+    m = a[1].T
+    m[0, 2] = -7.0
+    s = ns.matrix_transpose(a)[0, 1:]
+    s *= -1.0
+    return a, t, m, s
+
+
+SCENARIOS = [write_into_a_view, writes_into_transposes, view_of_a_view, write_into_the_base,
              in_place_operator_on_a_view, mask_and_index_array_writes_into_a_view,
              views_with_new_axes_and_negative_steps, add_to_diagonal,
              copies_do_not_write_through]
@@ -135,3 +148,16 @@ def test_dead_views_are_dropped():
     assert views is not None and len(views) < 64
     a[0, 0, 0] = 1.0                   # a write drops every dead reference
     assert len(views) == 0
+
+
+def test_scipy_oaconvolve_adds_its_overlaps_through_views():
+    pytest.importorskip("scipy")
+    from scipy._lib._array_api import SCIPY_ARRAY_API
+    if not SCIPY_ARRAY_API:
+        pytest.skip("scipy was imported without SCIPY_ARRAY_API (tests/test_consumers.py "
+                    "sets it)")
+    from scipy.signal import fftconvolve, oaconvolve
+    rng = np.random.default_rng(0)
+    a, b = rng.random(40), rng.random(3)
+    got = oaconvolve(xp.asarray(a), xp.asarray(b))
+    np.testing.assert_allclose(np.asarray(got), fftconvolve(a, b), atol=1e-12)

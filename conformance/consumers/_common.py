@@ -103,7 +103,7 @@ class Recorder:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         rec = self.records.setdefault(report.nodeid, {
             "backend": self.backend_of(report.nodeid), "outcome": None, "seconds": 0.0,
-            "message": ""})
+            "message": "", "listed": report.nodeid in self.xfails})
         rec["seconds"] += report.duration
         rec["outcome"] = _merge(rec["outcome"], _outcome(report))
         if report.failed and not rec["message"]:
