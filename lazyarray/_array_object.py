@@ -50,7 +50,9 @@ class Array:
     9.0
     """
 
-    __slots__ = ("_node", "_pending", "__weakref__")
+    # _view_of and _views link a basic-index view and its base (see _views.py); unset on
+    # other arrays.
+    __slots__ = ("_node", "_pending", "_view_of", "_views", "__weakref__")
 
     def __getattr__(self, name: str):
         # Only for attributes not found: an Array a prepared program returned holds its
@@ -114,7 +116,9 @@ class Array:
         node = self._node
         if len(node.shape) != 2:
             raise ValueError(f"x.T needs a 2-d array, got {self.ndim}-d; use permute_dims or mT")
-        return record(Op.PERMUTE_DIMS, node.dtype, node.shape[::-1], (node,), (1, 0))
+        from ._views import track_permuted
+        return track_permuted(self, (1, 0), record(Op.PERMUTE_DIMS, node.dtype,
+                                                   node.shape[::-1], (node,), (1, 0)))
 
     @property
     def mT(self) -> "Array":
@@ -268,8 +272,9 @@ class Array:
         return getitem(self, key)
 
     def __setitem__(self, key, value) -> None:
-        """Functional update: this array is rebound to a new node with the region
-        replaced; arrays computed earlier from it keep the old values."""
+        """This array is rebound to a new node with the region replaced; arrays computed
+        earlier from it keep the old values, but basic-index views of it (and the base it
+        is a basic-index view of) see the write, as numpy's views do (``_views.py``)."""
         from ._indexing import setitem
         setitem(self, key, value)
 
@@ -307,7 +312,8 @@ class Array:
         if result.dtype != self.dtype or result._node.shape != self._node.shape:
             raise TypeError(f"in-place operation would change dtype/shape from {self.dtype}"
                             f"{self.shape} to {result.dtype}{result.shape}")
-        self._node = result._node
+        from ._views import rebind
+        rebind(self, result._node)  # a view's base sees the change, as in numpy
         return self
 
     __hash__ = None  # arrays compare elementwise; they are not hashable

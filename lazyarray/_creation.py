@@ -204,12 +204,24 @@ def from_dlpack(x, /, *, device=None, copy: Optional[builtins.bool] = None) -> A
 
 def _fill(shape: Shape, value, dtype, fname: str) -> Array:
     shape = _shape(shape, fname)
+    if isinstance(value, Array):
+        return _array_fill(shape, value, dtype, fname)
     if dtype is None:
         dtype = _default_dtype(value, fname)
     dt.check_dtype(dtype)
     _check_fill(value, dtype, fname)
     _allocate(shape, dtype, fname)
     return _leaf(np.full(shape, value, dtype=dtype.np))
+
+
+def _array_fill(shape: tuple, value: Array, dtype, fname: str) -> Array:
+    """``full(shape, a)`` for a 0-d Array ``a``, as numpy takes it (scipy passes
+    ``xp.asarray(code)``): ``a`` cast to ``dtype`` (default ``a``'s) and broadcast, lazily,
+    so ``a`` may be a placeholder's result."""
+    if value.ndim != 0:
+        raise TypeError(f"{fname}(): an Array fill_value must be 0-d, got shape {value.shape}")
+    dtype = value.dtype if dtype is None else dt.check_dtype(dtype)
+    return broadcast_to(astype(value, dtype), shape)
 
 
 def _quick_shape(shape):
@@ -281,6 +293,8 @@ def _like(x: Array, value, dtype, device, fname: str) -> Array:
         raise TypeError(f"{fname}() expects a lazyarray Array, got {type(x).__name__}")
     _check_device(device)
     dtype = x.dtype if dtype is None else dt.check_dtype(dtype)
+    if isinstance(value, Array):
+        return _array_fill(x._node.shape, value, dtype, fname)
     _check_fill(value, dtype, fname)
     if is_symbolic(x._node.shape):
         from ._elementwise import scalar_node

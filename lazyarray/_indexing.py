@@ -24,6 +24,7 @@ from ._array_object import Array, foreign_array_error, is_foreign_array, record
 from ._manipulation import (_broadcastable, broadcast_shapes, broadcast_to, cast, check_array,
                             expand_dims, moveaxis, normalize_axis, permute_dims, squeeze)
 from . import _dtypes as dt
+from ._views import rebind, track
 from .backend.ir import Dim, Node, Op
 
 
@@ -112,14 +113,20 @@ def getitem(x: Array, key) -> Array:
     boolean mask (the sole index)."""
     out = _quick_basic(x, key)
     if out is not None:
-        return out
-    key = _simplify_key(key)
-    mask = _sole_mask(key)
+        return track(x, key, out)
+    simple = _simplify_key(key)
+    mask = _sole_mask(simple)
     if mask is not None:
         return _mask_getitem(x, mask)
-    if any(isinstance(k, Array) for k in key):
-        return _array_getitem(x, key)
-    return _basic_getitem(x, key)
+    if any(isinstance(k, Array) for k in simple):
+        return _array_getitem(x, simple)
+    return track(x, simple, _basic_getitem(x, simple))
+
+
+def basic_view_node(base: Array, key) -> Node:
+    """The node of ``base[key]`` for a basic index, as a view's node (not tracked)."""
+    out = _quick_basic(base, key)
+    return (out if out is not None else _basic_getitem(base, _simplify_key(key)))._node
 
 
 def _basic_getitem(x: Array, key: tuple) -> Array:
@@ -221,6 +228,15 @@ def _setitem_value(x: Array, value) -> Array:
 
 
 def _basic_setitem(x: Array, key: tuple, v: Array) -> None:
+    rebind(x, _basic_updated(x, key, v))
+
+
+def basic_update(x: Array, key, v: Array) -> Node:
+    """The node of ``x`` with the region ``x[key]`` (a basic index) replaced by ``v``."""
+    return _basic_updated(x, _simplify_key(key), v)
+
+
+def _basic_updated(x: Array, key: tuple, v: Array) -> Node:
     items, shape, new_axes = _parse_basic(x, key)
     if v._node.shape != shape:
         # The value broadcasts to the shape x[key] has, None axes included (size 1).
@@ -235,7 +251,7 @@ def _basic_setitem(x: Array, key: tuple, v: Array) -> None:
                              "broadcast to it") from None
         if new_axes:
             v = squeeze(v, axis=new_axes)
-    x._node = Node(Op.UPDATE, x.dtype, x._node.shape, (x._node, v._node), items)
+    return Node(Op.UPDATE, x.dtype, x._node.shape, (x._node, v._node), items)
 
 
 def _shown(shape: tuple) -> tuple:
@@ -407,7 +423,7 @@ def _scatter(x: Array, spec: tuple, arrays: list, v: Array, selected=None) -> No
         v = leaf(np.asarray(v._node.value, dtype=x.dtype.np))
     (out,) = external("scatter", _np_scatter, [x, v, *arrays], [(x.dtype, x._node.shape)],
                       (spec,))
-    x._node = out._node
+    rebind(x, out._node)
 
 
 # --------------------------------------------------------------------------- boolean masks
@@ -447,7 +463,7 @@ def _mask_setitem(x: Array, mask: Array, v: Array) -> None:
     cond = broadcast_to(cond, x._node.shape)
     if v._node.op is not Op.SCALAR:
         v = broadcast_to(v, x._node.shape)
-    x._node = where(cond, v, Array._new(x._node))._node
+    rebind(x, where(cond, v, Array._new(x._node))._node)
 
 
 # --------------------------------------------------------------------------- take

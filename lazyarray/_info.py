@@ -17,8 +17,9 @@ class _Info:
     def default_device(self):
         return CPU
 
-    def devices(self) -> tuple:
-        return (CPU,)
+    def devices(self) -> list:
+        """The supported devices: a list, as the standard says (scipy appends to it)."""
+        return [CPU]
 
     def default_dtypes(self, *, device=None) -> dict:
         return {"real floating": dt.float64, "complex floating": dt.complex128,

@@ -28,10 +28,12 @@ def normalize_axis(axis: int, ndim: int, fname: str) -> int:
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise TypeError(f"{fname}(): axis must be an int, got {type(axis).__name__}")
     if not -ndim <= axis < ndim:
-        raise AxisError(f"{fname}(): axis {axis} is out of bounds for an array of rank {ndim}; "
-                        f"expected an int in [{-ndim}, {ndim - 1}]" if ndim else
-                        f"{fname}(): axis {axis} is out of bounds for a 0-d array, which has no "
-                        "axes")
+        # numpy's wording ("axis 3 is out of bounds for array of dimension 2"): consumers
+        # match it (scipy.stats' input validation tests).
+        raise AxisError(f"{fname}(): axis {axis} is out of bounds for array of dimension "
+                        f"{ndim}; expected an int in [{-ndim}, {ndim - 1}]" if ndim else
+                        f"{fname}(): axis {axis} is out of bounds for array of dimension 0 "
+                        "(a 0-d array has no axes)")
     return axis % ndim
 
 
@@ -282,10 +284,11 @@ def permute_dims(x: Array, /, axes: tuple) -> Array:
     axes = tuple(normalize_axis(a, nd, "permute_dims") for a in axes)
     if sorted(axes) != list(range(nd)):
         raise ValueError(f"permute_dims(): axes {axes} is not a permutation of {tuple(range(nd))}")
+    from ._views import track_permuted
     if axes == tuple(range(nd)):
-        return Array._new(x._node)
+        return track_permuted(x, axes, Array._new(x._node))
     shape = tuple(x._node.shape[a] for a in axes)
-    return record(Op.PERMUTE_DIMS, x.dtype, shape, (x._node,), axes)
+    return track_permuted(x, axes, record(Op.PERMUTE_DIMS, x.dtype, shape, (x._node,), axes))
 
 
 def expand_dims(x: Array, /, axis: Union[int, tuple] = 0) -> Array:

@@ -64,3 +64,26 @@ def test_numpy_accepts_lazyarray_dtypes(name):
     assert np.zeros(2, dtype=d).dtype == np.dtype(name)
     assert np.asarray([1, 0]).astype(d).dtype == np.dtype(name)
     assert xp.asarray(np.ones(2, dtype=d)).dtype is d
+
+
+def test_devices_is_a_list():
+    # The standard's devices() returns a list; scipy's conftest appends None to it.
+    info = xp.__array_namespace_info__()
+    assert info.devices() + [None] == [xp.asarray(1).device, None]
+
+
+@pytest.mark.parametrize("dtype", [None, xp.int32, xp.float32])
+def test_a_0d_array_is_a_fill_value(dtype):
+    # numpy takes a 0-d array as full()'s fill value; scipy passes xp.asarray(code).
+    want = np.full(3, np.asarray(-1), dtype=None if dtype is None else dtype.np)
+    got = xp.full(3, xp.asarray(-1), dtype=dtype)
+    assert got.dtype == (xp.int64 if dtype is None else dtype)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    got[1] = 5                                  # a fresh array: writes work
+    want[1] = 5
+    np.testing.assert_array_equal(np.asarray(got), want)
+    like = xp.full_like(xp.ones((2, 2)), xp.asarray(2.5), dtype=dtype)
+    np.testing.assert_array_equal(np.asarray(like), np.full_like(
+        np.ones((2, 2)), np.asarray(2.5), dtype=None if dtype is None else dtype.np))
+    with pytest.raises(TypeError, match="must be 0-d"):
+        xp.full(3, xp.asarray([1, 2, 3]))

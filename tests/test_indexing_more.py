@@ -42,11 +42,13 @@ def test_integer_array_getitem_matches_numpy(a3, key):
 @pytest.mark.parametrize("key", ARRAY_KEYS, ids=repr)
 def test_integer_array_setitem_matches_numpy(a3, key):
     x, want = xp.asarray(a3), a3.copy()
-    before = x[...]
+    before = xp.asarray(x, copy=True)
+    view, want_view = x[...], want[...]
     x[lazy_key(key)] = -1.0
     want[key] = -1.0
     check(x, want)
-    check(before, a3)  # arrays taken before the update keep the old values
+    check(before, a3)  # a copy taken before the update keeps the old values
+    check(view, want_view)  # a view (x[...]) sees the update, as numpy's does
     value = np.arange(np.asarray(a3[key]).size, dtype=np.float64).reshape(a3[key].shape)
     x[lazy_key(key)] = xp.asarray(value)
     want[key] = value
