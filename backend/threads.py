@@ -215,6 +215,9 @@ def renew_locks_at_fork(namespace: dict, *names: str) -> None:
     os.register_at_fork(after_in_child=renew)
 
 
+_FLUSHED = object()  # a queued marker: the calls before it are done
+
+
 class SerialWorker:
     """One daemon thread running submitted calls in order, started on first use, and
     afresh in a forked child (which inherits none of its parent's threads).
@@ -230,39 +233,55 @@ class SerialWorker:
         os.register_at_fork(after_in_child=self._reset)
 
     def _reset(self) -> None:
-        self.queue: queue.Queue = queue.Queue()
-        self.lock = threading.Lock()
+        # A SimpleQueue's put is one C call: a KeyboardInterrupt cannot land while it holds
+        # a lock, as it could in queue.Queue.put (its Condition) or in a ``with`` block
+        # around it; the main thread submits often (every cache write), and an interrupt
+        # there left a lock held for good: every later submit waited (tests/repeat_faults.py
+        # native-pool-interrupt, 1 hang in 200 at f6d330c).
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.lock = threading.Lock()  # only to start the thread
         self.thread: Optional[threading.Thread] = None
         self.stopping = False
 
     def submit(self, fn, *args) -> None:
         """Queue ``fn(*args)`` (dropped once stopping)."""
+        if self.stopping:
+            return
+        if self.thread is None:
+            self._start()
+        self.queue.put((fn, args))
+
+    def _start(self) -> None:
         with self.lock:
-            if self.stopping:
-                return
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-                self.thread.start()
+            if self.thread is None and not self.stopping:
+                thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                thread.start()
                 atexit.register(self.flush if self.at_exit == "flush" else self.stop)
-            self.queue.put((fn, args))
+                self.thread = thread
 
     def _run(self) -> None:
         while True:
             item = self.queue.get()
-            try:
-                if item is None:
-                    return
-                if not self.stopping:
-                    try:
-                        item[0](*item[1])
-                    except Exception:  # noqa: BLE001 - optional work (see the class doc)
-                        pass
-            finally:
-                self.queue.task_done()
+            if item is None:
+                return
+            if item[0] is _FLUSHED:
+                item[1][0].set()
+            elif not self.stopping:
+                try:
+                    item[0](*item[1])
+                except Exception:  # noqa: BLE001 - optional work (see the class doc)
+                    pass
 
     def flush(self) -> None:
         """Wait until every call submitted so far is done."""
-        self.queue.join()
+        thread = self.thread
+        if thread is None or not thread.is_alive():
+            return
+        done = threading.Event()
+        self.queue.put((_FLUSHED, (done,)))
+        while not done.wait(0.1):
+            if not thread.is_alive():  # stopped meanwhile: nothing runs any more
+                return
 
     def stop(self) -> None:
         """Drop queued calls and wait for the one under way (it may be inside LLVM,
