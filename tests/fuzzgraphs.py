@@ -1417,7 +1417,7 @@ def op_setitem(b: Builder) -> int:
         sref = np.asarray(s, x.dtype)
 
         def fn(a):
-            y = a[...]
+            y = xp.asarray(a, copy=True)  # a[...] is a view: it would write into a
             y[key] = s
             return y
 
@@ -1433,7 +1433,7 @@ def op_setitem(b: Builder) -> int:
         raise Rejected("no value operand")
 
     def fn2(a, v):
-        y = a[...]
+        y = xp.asarray(a, copy=True)
         y[key] = v
         return y
     return b.add(f"setitem({{0}}, [{_key_text(key)}], {{1}})", fn2, (i, j),
