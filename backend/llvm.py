@@ -19,6 +19,8 @@ import time
 
 import llvmlite.binding as llvm
 
+from .threads import CODEGEN_LOCK
+
 
 OPT_LEVEL = 3       # the target machine's (code generation) level
 # Quick code, for building blocks a caller waits for (backend/library.py): machine code
@@ -244,7 +246,7 @@ def _is_call_heavy(ir_text: str) -> bool:
 
 
 _codegen: Codegen | None = None
-_init_lock = threading.Lock()
+_init_lock = CODEGEN_LOCK  # taken around fork() (backend/threads.py)
 
 
 def _features(host: str) -> str:
@@ -264,32 +266,8 @@ def _features(host: str) -> str:
 
 # fork() while another thread (tiered compilation's) is inside an LLVM call or holds the
 # code generator's locks would leave them held for good in the child, whose next compile
-# then hangs.  So they are taken around a fork: the forking thread waits for the call
-# under way, then neither process has a half-done LLVM operation.
-_fork_held: list = []
-
-
-def _before_fork() -> None:
-    # the order they nest: the creation lock first (another thread may be creating the
-    # code generator: read it once that is done); llvmlite's own lock, inside them all,
-    # is threads._before_fork's
-    _init_lock.acquire()
-    gen = _codegen
-    locks = [_init_lock] + ([gen._pipeline_lock, gen.lock] if gen is not None else [])
-    for lock in locks[1:]:
-        lock.acquire()
-    _fork_held[:] = locks
-
-
-def _after_fork() -> None:
-    for lock in reversed(_fork_held):
-        lock.release()
-    _fork_held.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
-                        after_in_child=_after_fork)
+# then hangs: backend/threads.py's fork handler takes them (the creation lock is its
+# CODEGEN_LOCK), so the forking thread waits for the call under way.
 
 
 def build_ir(builder: tuple, vector_variants: dict) -> str:

@@ -183,16 +183,28 @@ def _llvmlite_lock():
 
 
 _llvmlite_held: list = []
+# backend/llvm.py's creation lock of the code generator, made here, at the backend's first
+# import: fork() must take it even while another thread is importing that module (whose
+# own fork handler would be registered too late for that fork): the creating thread holds
+# it while LLVM starts, and a child that inherited it held waited for ever at its first
+# compile (tests/repeat_faults.py fork-while-compiling, 1 hang in 200 at a2b3961).
+CODEGEN_LOCK = threading.Lock()
 
 
 def _before_fork() -> None:
-    # fork() waits for an LLVM call under way on another thread: the child's copy of the
-    # lock would otherwise stay held and its first compile wait for ever.  Registered at
-    # the backend's first import, so it runs after backend/llvm.py's own handler (which
-    # takes the code generator's locks, outside this one) even when that module was never
-    # loaded (a warm cache runs without LLVM).
+    # fork() waits for an LLVM call under way on another thread: the child's copy of a
+    # lock would otherwise stay held and its first compile wait for ever.  The locks in
+    # the order they nest: the code generator's creation, its own two locks when it exists
+    # (backend/llvm.py), llvmlite's around every LLVM call.  Registered at the backend's
+    # first import, so it runs whether or not backend/llvm.py was loaded (a warm cache
+    # runs without LLVM).
+    CODEGEN_LOCK.acquire()
+    _llvmlite_held.append(CODEGEN_LOCK)
+    llvm_module = sys.modules.get(f"{__package__}.llvm")
+    gen = getattr(llvm_module, "_codegen", None)
+    locks = [gen._pipeline_lock, gen.lock] if gen is not None else []
     lock = _llvmlite_lock()
-    if lock is not None:
+    for lock in locks + ([lock] if lock is not None else []):
         lock.acquire()
         _llvmlite_held.append(lock)
 
