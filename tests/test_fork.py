@@ -32,6 +32,19 @@ def test_a_forked_child_computes_and_exits(tmp_path):
     assert out.stdout.split()[:2] == ["child", "0"]
 
 
+# The end of the two scripts below: fork while thread ``t`` holds something LLVM needs,
+# compile in the child, report its exit code.
+FORK_AND_COMPILE = """
+pid = os.fork()
+if pid == 0:
+    v = float(xp.sum(xp.cos(xp.asarray(np.zeros(7)))))  # a compile in the child
+    os._exit(0 if v == 7.0 else 3)
+_, status = os.waitpid(pid, 0)
+t.join()
+print("child", os.waitstatus_to_exitcode(status))
+"""
+
+
 HELD_DURING_FORK = """
 import os, threading, time, numpy as np, lazyarray as xp
 from llvmlite.binding import ffi
@@ -44,14 +57,14 @@ def inside_llvm():  # as the tiering thread in the middle of an LLVM call
 t = threading.Thread(target=inside_llvm)
 t.start()
 held.wait()
-pid = os.fork()
-if pid == 0:
-    v = float(xp.sum(xp.cos(xp.asarray(np.zeros(7)))))  # a compile in the child
-    os._exit(0 if v == 7.0 else 3)
-_, status = os.waitpid(pid, 0)
-t.join()
-print("child", os.waitstatus_to_exitcode(status))
-"""
+""" + FORK_AND_COMPILE
+
+
+def _child_compiles(script: str, env: dict) -> None:
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["child", "0"]
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -59,10 +72,7 @@ def test_a_fork_during_an_llvm_call_leaves_the_child_able_to_compile(tmp_path):
     """fork() waits for another thread's LLVM call: the child's copy of llvmlite's lock
     would otherwise stay held and its first compile hang."""
     env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_COMPILE_WORKER="0")
-    out = subprocess.run([sys.executable, "-c", HELD_DURING_FORK], capture_output=True,
-                         text=True, env=env, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["child", "0"]
+    _child_compiles(HELD_DURING_FORK, env)
 
 
 STARTING_LLVM = """
@@ -78,14 +88,7 @@ llvm.Codegen.__init__ = slow_start
 t = threading.Thread(target=llvm.codegen)  # as the tiering thread's first compile
 t.start()
 started.wait()
-pid = os.fork()
-if pid == 0:
-    v = float(xp.sum(xp.cos(xp.asarray(np.zeros(7)))))  # a compile in the child
-    os._exit(0 if v == 7.0 else 3)
-_, status = os.waitpid(pid, 0)
-t.join()
-print("child", os.waitstatus_to_exitcode(status))
-"""
+""" + FORK_AND_COMPILE
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -95,10 +98,7 @@ def test_a_fork_while_another_thread_starts_llvm_leaves_the_child_able_to_compil
     fork-while-compiling, 1 in 540 runs at bcd4b0c)."""
     env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_COMPILE_WORKER="0",
                LAZYARRAY_PREBUILD="0")
-    out = subprocess.run([sys.executable, "-c", STARTING_LLVM], capture_output=True,
-                         text=True, env=env, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["child", "0"]
+    _child_compiles(STARTING_LLVM, env)
 
 
 HELD_LOCKS = """
