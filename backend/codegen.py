@@ -208,7 +208,7 @@ class KernelBuilder:
         strides, sstride = self._strides(axis), self._store_stride(axis)
 
         def step(bb, i, carried):
-            noffs = [bb.add(o, bb.mul(i, st)) for o, st in zip(offs, strides)]
+            noffs = _advance(bb, offs, i, strides)
             self._outer(bb, axis + 1, noffs, bb.add(soff, bb.mul(i, sstride)))
             return []
 
@@ -307,7 +307,7 @@ class KernelBuilder:
         def tile(bb, t, _):
             j0 = bb.mul(t, wc)
             w = _min_i64(bb, wc, bb.sub(n, j0))
-            toffs = [bb.add(o, bb.mul(j0, m[1 + j])) for o, m in zip(offs, self.acc_meta)]
+            toffs = _advance(bb, offs, j0, self._strides(j))
             cols.reset(bb, w)
             self._column_rows(bb, k.n_out, toffs, w)
             count = self._reduced_count(bb)
@@ -325,14 +325,12 @@ class KernelBuilder:
         k, j = self.k, self.k.n_out - 1
         if axis == k.n_out + k.n_red:
             def value_at(bb, i):
-                return self._body(bb, [bb.add(o, bb.mul(i, m[1 + j]))
-                                       for o, m in zip(offs, self.acc_meta)])
+                return self._body(bb, _advance(bb, offs, i, self._strides(j)))
             self.columns.add_row(b, w, value_at)
             return
 
         def step(bb, i, _):
-            self._column_rows(bb, axis + 1, [bb.add(o, bb.mul(i, m[1 + axis]))
-                                             for o, m in zip(offs, self.acc_meta)], w)
+            self._column_rows(bb, axis + 1, _advance(bb, offs, i, self._strides(axis)), w)
             return []
         _for(b, self.sizes[axis], [], step)
 
@@ -415,7 +413,7 @@ class KernelBuilder:
         strides, sstride = self._strides(axis), self._store_stride(axis)
 
         def step(bb, i, carried):
-            noffs = [bb.add(o, bb.mul(i, st)) for o, st in zip(offs, strides)]
+            noffs = _advance(bb, offs, i, strides)
             nsoff = bb.add(soff, bb.mul(i, sstride)) if k.scan else soff
             return self._red_loops(bb, axis + 1, noffs, carried, nsoff, i)
 
@@ -464,17 +462,17 @@ class KernelBuilder:
         strides = self._strides(axis)
         if axis < k.n_out + k.n_red - 1:
             def row(bb, i, _):
-                inner = [bb.add(o, bb.mul(i, s)) for o, s in zip(offs, strides)]
+                inner = _advance(bb, offs, i, strides)
                 self._red_pairwise(bb, axis + 1, inner)
                 return []
             _for(b, self.sizes[axis], [], row)
             return
 
         def sum_range(bb, start, count, init):
-            base = [bb.add(o, bb.mul(start, s)) for o, s in zip(offs, strides)]
+            base = _advance(bb, offs, start, strides)
 
             def step(b2, i, carried):
-                v = self._body(b2, [b2.add(o, b2.mul(i, s)) for o, s in zip(base, strides)])
+                v = self._body(b2, _advance(b2, base, i, strides))
                 return [_combine(self.mb, b2, k.reduce, vdt, carried[0], v)]
             return _for(bb, count, [init], step)[0]
         self.pairwise.add_run(b, self.sizes[axis], sum_range)
@@ -639,6 +637,11 @@ def _reduce_init(op: Op, dt: ScalarType, ty: ir.Type) -> ir.Value:
     if dt.kind == "u" or dt.kind == "b":
         return ir.Constant(ty, 0 if lo else (1 << dt.bits) - 1)
     return ir.Constant(ty, -(1 << (dt.bits - 1)) if lo else (1 << (dt.bits - 1)) - 1)
+
+
+def _advance(b, offs: list, i, strides: list) -> list:
+    """Each access's offset moved ``i`` steps along an axis of the given strides."""
+    return [b.add(o, b.mul(i, st)) for o, st in zip(offs, strides)]
 
 
 def _abs_i64(b, x):
