@@ -211,10 +211,11 @@ def stop():
     os.kill(first.proc.pid, signal.SIGSTOP)
     stopped.set()
 when_main_reads_the_helper(stop)
-right = 0
+right = checks = 0  # the stop may land just after a reply: then the next compile meets it
 for k in range(20, 60):
     t0 = time.monotonic()
     right += check(k)
+    checks += 1
     if stopped.is_set():
         break
 else:
@@ -222,7 +223,7 @@ else:
 waited = time.monotonic() - t0
 print("waited", waited < 30, "helper dead", first.proc.poll() is not None)
 right += sum(check(k) for k in range(1, 6))
-print("right", right, "of 6; failures", pool.failures)
+print("right", right, "of", checks + 5, "; all", right == checks + 5, "; failures", pool.failures)
 """
 
 
@@ -238,7 +239,8 @@ def test_a_stopped_helper_is_abandoned_and_the_compile_done_here(tmp_path):
         raise
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[1:] == ["waited True helper dead True", "right 6 of 6; failures 1"], out.stdout
+    assert lines[1] == "waited True helper dead True", out.stdout
+    assert lines[2].endswith("; all True ; failures 1"), out.stdout
 
 
 def test_the_compile_timeout_must_be_a_positive_number(monkeypatch):
