@@ -114,6 +114,7 @@ class Store:
         self.transient = weakref.WeakValueDictionary()  # name -> Loaded, while held
         self.symbols: dict = {}        # exported symbol -> address, of permanent units
         self.pending: dict = {}        # name -> [callbacks] while queued or compiling
+        self._queued: dict = {}        # name -> the best priority it is queued with
         self.inflight: dict = {}       # name -> threading.Event (a compile under way)
         self.stats = Stats()
         self._disk = False             # resolved on first use
@@ -237,9 +238,13 @@ class Store:
                 cbs = self.pending.get(unit.name)
                 if cbs is None:
                     cbs = self.pending[unit.name] = []
+                    self._queued[unit.name] = priority
                     self._queue.put((priority, next(self._seq), unit))
                     self._start()
-                elif priority == URGENT:  # queued as LATER: move it up
+                elif priority < self._queued.get(unit.name, priority):
+                    # queued as LATER: move it up (once: a caller polling each run must
+                    # not grow the queue)
+                    self._queued[unit.name] = priority
                     self._queue.put((priority, next(self._seq), unit))
                 if on_ready is not None:
                     cbs.append(on_ready)
@@ -314,6 +319,7 @@ class Store:
         """Run the callbacks waiting for ``name`` (dropped if it failed to load)."""
         with self.lock:
             cbs = self.pending.pop(name, [])
+            self._queued.pop(name, None)
         if handle is None:
             return
         for cb in cbs:
@@ -414,7 +420,7 @@ class Store:
 
     def after_fork_in_child(self) -> None:
         self.lock = threading.RLock()
-        self.pending, self.inflight = {}, {}
+        self.pending, self.inflight, self._queued = {}, {}, {}
         self._later_pending = 0  # (the worker itself starts afresh: threads.SerialWorker)
         self._queue = queue.PriorityQueue()
         self._thread = None

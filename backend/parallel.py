@@ -448,6 +448,7 @@ _HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _pool: Optional[Pool] = None
 _lock = threading.Lock()
 _failed = False
+_asked = False  # the unit was looked for on disk (see pool)
 
 
 def available() -> bool:
@@ -463,7 +464,7 @@ def pool(wait: bool = False) -> Optional[Pool]:
     use), or None where unsupported, with one thread, or ``LAZYARRAY_NATIVE_THREADS=0``,
     and, unless ``wait``, while its code is still being compiled (on the background
     thread, once per machine: chunks run on the Python pool meanwhile)."""
-    global _pool, _failed
+    global _pool, _failed, _asked
     if _pool is not None or _failed:
         return _pool
     with _lock:
@@ -473,7 +474,10 @@ def pool(wait: bool = False) -> Optional[Pool]:
                 return None
             from . import native
             try:
-                addresses = native.get(_unit(), wait=wait)
+                # the disk is read once: while the unit is queued, later runs ask the
+                # background thread only (a disk read each run cost 100-200 us)
+                addresses = native.get(_unit(), wait=wait, disk=wait or not _asked)
+                _asked = True
                 if addresses is None:
                     return None
                 _pool = Pool(threads.num_threads() - 1, addresses)

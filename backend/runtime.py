@@ -383,9 +383,10 @@ def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
             continue
         for i, plan in zip(x, plans):  # kernel by kernel: chunks of one never meet another
             if plan:
-                metas, partial, width = plan
+                metas, partial, width, threaded = plan
                 heads = [header(code, m, i, 1) for m in metas]
-                steps.append(Chunked(run, heads, partial, width, keep=metas))
+                steps.append(Chunked(run, heads, partial, width, keep=metas,
+                                     threaded=threaded))
             else:
                 steps.append(Stage(run, code, bound.meta, i, 1))
     return steps
@@ -440,6 +441,7 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     least = table[kind]
     if total < 2 * least:
         return None
+    py_least = threads.PYTHON_MIN[kind]
     sizes, partial = kb.sizes, None
     axis = next((a for a in range(k.n_out) if sizes[a] > 1), None)
     if axis is None:
@@ -448,7 +450,9 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         axis = next((a for a in range(k.n_out, len(sizes)) if sizes[a] > 1), None)
         if axis is None:
             return None
-        least = max(least, table["partial"]["math" if kind == "math" else "other"])
+        part = "math" if kind == "math" else "other"
+        least = max(least, table["partial"][part])
+        py_least = max(py_least, threads.PYTHON_MIN["partial"][part])
     width = threads.chunk_count(total, sizes[axis], n_threads, least)
     count = -(-slices // width) * width  # whole rounds of ``width`` chunks
     if min(count, sizes[axis]) < 2:
@@ -468,7 +472,9 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         if partial:
             m[kb.store[0]] = 0  # each chunk's partial is its own one-element buffer
         metas.append(m)
-    return metas, partial, width
+    # sized for the native pool: until it is loaded, chunks too small for the Python
+    # pool run one after another on this thread
+    return metas, partial, width, total >= 2 * py_least
 
 
 class Chunked:
@@ -482,11 +488,14 @@ class Chunked:
     started so far finished (none writes into the run's buffers once they are freed).
     """
 
-    __slots__ = ("fn", "metas", "partial", "width", "fn_addr", "meta_addrs", "keep")
+    __slots__ = ("fn", "metas", "partial", "width", "fn_addr", "meta_addrs", "keep",
+                 "threaded")
 
-    def __init__(self, fn, metas: list, partial, width: int, keep=None) -> None:
+    def __init__(self, fn, metas: list, partial, width: int, keep=None,
+                 threaded: bool = True) -> None:
         self.fn, self.metas, self.partial, self.keep = fn, metas, partial, keep
         self.width = width
+        self.threaded = threaded  # worth the Python pool (else one chunk at a time there)
         self.fn_addr = ctypes.cast(fn, ctypes.c_void_p).value
         self.meta_addrs = np.array([m.buffer_info()[0] for m in metas], np.int64)
 
@@ -528,8 +537,9 @@ class Chunked:
         fn = self.fn
         calls = [functools.partial(fn, p[0], m.buffer_info()[0], scal, e)
                  for p, m, e in zip(packed, self.metas, errs)]
-        for c in self._rounds():
-            part = slice(c, c + self.width)
+        width = self.width if self.threaded else 1
+        for c in range(0, len(calls), width):
+            part = slice(c, c + width)
             for code, e in zip(threads.run(calls[part]), errs[part]):
                 if code:
                     raise _error(e)

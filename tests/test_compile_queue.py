@@ -1,0 +1,106 @@
+"""The background compile queue (backend/native.py, library.py, parallel.py, runtime.py):
+a unit asked for on every run is queued once; the building-block bundle comes in parts,
+so what a program waits for in the background goes between two of them; until the
+native pool is loaded, runs neither read the disk for it nor hand chunks sized for it to
+the Python pool."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray.backend import bytecode, library, native, parallel, runtime, threads
+
+
+def _idle_store() -> native.Store:
+    store = native.Store()
+    store._stopping = True  # no background thread: the queue is only looked at
+    return store
+
+
+def test_a_unit_asked_for_on_every_run_is_queued_once():
+    store = _idle_store()
+    unit = native.Unit("lazyarray_test_unit", ("blocks", "unit_ir", (("iota",),)), ("x",))
+    for _ in range(100):
+        assert store.get(unit, wait=False, priority=native.URGENT, disk=False) is None
+    assert store._queue.qsize() == 1
+    later = native.Unit("lazyarray_test_later", ("blocks", "unit_ir", (("iota",),)), ("y",))
+    store.get(later, wait=False, priority=native.LATER, disk=False)
+    for _ in range(100):  # moved up once, not once a call
+        store.get(later, wait=False, priority=native.URGENT, disk=False)
+    assert store._queue.qsize() == 3
+
+
+def test_the_bundle_parts_hold_every_building_block_once():
+    units = library.bundle_units()
+    assert len(units) == library.BUNDLE_PARTS > 1
+    symbols = [s for u in units for s in u.symbols]
+    want = [bytecode.prim_symbol(k) for k in bytecode.full_set()] + [library.RUN]
+    assert sorted(symbols) == sorted(want) and len(set(symbols)) == len(symbols)
+    assert units[0].symbols[-1] == library.RUN  # the sequencer: part 0's last address
+
+
+def test_the_pool_unit_is_looked_for_on_disk_once(monkeypatch):
+    seen = []
+
+    def get(unit, wait=True, disk=True, **kw):
+        seen.append(disk)
+        return None  # still compiling
+    monkeypatch.setattr(parallel, "_pool", None)
+    monkeypatch.setattr(parallel, "_asked", False)
+    monkeypatch.setattr(parallel, "available", lambda: True)
+    monkeypatch.setattr(native, "get", get)
+    assert [parallel.pool() for _ in range(5)] == [None] * 5
+    assert seen == [True, False, False, False, False]
+
+
+def test_chunks_sized_for_the_native_pool_run_here_one_by_one_until_it_is_loaded(monkeypatch):
+    n = 4 * threads.NATIVE_MIN["math"]  # split for the native pool, not for the Python one
+    assert n < threads.PYTHON_MIN["math"]
+    x = np.linspace(-2, 2, n)
+    a = xp.asarray(x)
+    batches = []
+    real_run = threads.run
+
+    def run(calls):
+        batches.append(len(calls))
+        return real_run(calls)
+    monkeypatch.setattr(threads, "run", run)
+    monkeypatch.setattr(parallel, "pool", lambda wait=False: None)
+    monkeypatch.setattr(threads, "num_threads", lambda: 2)
+    monkeypatch.setattr(parallel, "available", lambda: True)
+    got = np.asarray(xp.sin(a) * 2.5 - 1.0 + 0.0 * xp.cos(a))
+    np.testing.assert_allclose(got, np.sin(x) * 2.5 - 1.0, rtol=1e-15, atol=1e-15)
+    assert batches and set(batches) == {1}, batches
+
+
+HOT_DURING_BUNDLE = r"""
+import threading, time
+import numpy as np, lazyarray as xp
+from lazyarray.backend import library, native
+events = []
+native.STORE.stats.log.append(lambda ev, name, s: events.append((ev, name)))
+a = xp.asarray(np.linspace(0, 1, 300))
+for _ in range(3):  # hot: its kernel is compiled in the background
+    float(xp.sum(xp.atan(a * 1.25) * xp.cosh(a) - 2.0))
+t0 = time.monotonic()
+while not any(n.startswith("lzk_") for _, n in events) and time.monotonic() - t0 < 240:
+    time.sleep(0.01)
+parts = sum(n.startswith("lazyarray_blocks_") for _, n in events)
+print("kernel", any(n.startswith("lzk_") for _, n in events), "parts before it", parts,
+      "of", library.BUNDLE_PARTS)
+"""
+
+
+def test_a_hot_kernel_is_compiled_between_bundle_parts(tmp_path):
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_PREBUILD="1",
+               LAZYARRAY_TIER="auto")
+    out = subprocess.run([sys.executable, "-c", HOT_DURING_BUNDLE], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    words = out.stdout.split()
+    assert words[:2] == ["kernel", "True"], out.stdout
+    assert int(words[5]) <= 2, out.stdout  # the part under way, at most one more
+
