@@ -116,9 +116,8 @@ class Array:
         node = self._node
         if len(node.shape) != 2:
             raise ValueError(f"x.T needs a 2-d array, got {self.ndim}-d; use permute_dims or mT")
-        from ._views import track_permuted
-        return track_permuted(self, (1, 0), record(Op.PERMUTE_DIMS, node.dtype,
-                                                   node.shape[::-1], (node,), (1, 0)))
+        return _track_permuted(self, (1, 0), record(Op.PERMUTE_DIMS, node.dtype,
+                                                    node.shape[::-1], (node,), (1, 0)))
 
     @property
     def mT(self) -> "Array":
@@ -266,42 +265,9 @@ class Array:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(len(self)))
 
-    # ------------------------------------------------------------------ indexing
-    def __getitem__(self, key) -> "Array":
-        from ._indexing import getitem
-        return getitem(self, key)
-
-    def __setitem__(self, key, value) -> None:
-        """This array is rebound to a new node with the region replaced; arrays computed
-        earlier from it keep the old values, but basic-index views of it (and the base it
-        is a basic-index view of) see the write, as numpy's views do (``_views.py``)."""
-        from ._indexing import setitem
-        setitem(self, key, value)
-
-    # ------------------------------------------------------------------ operators
-    def __pos__(self) -> "Array":
-        from ._elementwise import positive
-        return positive(self)
-
-    def __neg__(self) -> "Array":
-        from ._elementwise import negative
-        return negative(self)
-
-    def __abs__(self) -> "Array":
-        from ._elementwise import abs
-        return abs(self)
-
-    def __invert__(self) -> "Array":
-        from ._elementwise import bitwise_invert
-        return bitwise_invert(self)
-
-    def __matmul__(self, other) -> "Array":
-        from ._linear_algebra import matmul
-        return _binary_operand(matmul, self, other, "@")
-
-    def __rmatmul__(self, other) -> "Array":
-        from ._linear_algebra import matmul
-        return _binary_operand(matmul, other, self, "@")
+    # Indexing (``__getitem__``, ``__setitem__``), the unary operators and ``@`` are
+    # installed by ``_install_operators`` from the modules defining them (which import
+    # this one): an import inside each call cost about 1 us of every recorded op.
 
     def __imatmul__(self, other) -> "Array":
         return self._inplace(self.__matmul__(other))
@@ -312,8 +278,7 @@ class Array:
         if result.dtype != self.dtype or result._node.shape != self._node.shape:
             raise TypeError(f"in-place operation would change dtype/shape from {self.dtype}"
                             f"{self.shape} to {result.dtype}{result.shape}")
-        from ._views import rebind
-        rebind(self, result._node)  # a view's base sees the change, as in numpy
+        _rebind(self, result._node)  # a view's base sees the change, as in numpy
         return self
 
     __hash__ = None  # arrays compare elementwise; they are not hashable
@@ -369,8 +334,31 @@ def foreign_array_error(what: str, v: object) -> str:
 
 
 def _install_operators() -> None:
-    """Arithmetic, comparison and bitwise operators from the elementwise functions."""
+    """Indexing, and the arithmetic, comparison, bitwise and matrix operators, from the
+    functions of the modules that define them."""
+    global _rebind, _track_permuted
     from . import _elementwise as ew
+    from ._indexing import getitem, setitem
+    from ._linear_algebra import matmul
+    from ._views import rebind, track_permuted
+    _rebind, _track_permuted = rebind, track_permuted
+
+    def __setitem__(self, key, value) -> None:
+        """This array is rebound to a new node with the region replaced; arrays computed
+        earlier from it keep the old values, but basic-index views of it (and the base it
+        is a basic-index view of) see the write, as numpy's views do (``_views.py``)."""
+        setitem(self, key, value)
+
+    def __matmul__(self, other) -> "Array":
+        return _binary_operand(matmul, self, other, "@")
+
+    def __rmatmul__(self, other) -> "Array":
+        return _binary_operand(matmul, other, self, "@")
+    Array.__getitem__, Array.__setitem__ = getitem, __setitem__
+    Array.__matmul__, Array.__rmatmul__ = __matmul__, __rmatmul__
+    for short, fname in (("pos", "positive"), ("neg", "negative"), ("abs", "abs"),
+                         ("invert", "bitwise_invert")):
+        setattr(Array, f"__{short}__", getattr(ew, fname))
     names = {
         "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
         "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
@@ -440,6 +428,7 @@ def _materialize():
 
 
 _materialize_fn = None
+_rebind = _track_permuted = None  # _views' functions (set by _install_operators)
 
 
 def data_leaf(value: np.ndarray, dtype: Optional[dt.DType] = None) -> Array:

@@ -183,7 +183,6 @@ def _small(v) -> bool:
     return v is None or (type(v) is int and -_INT64_MAX <= v <= _INT64_MAX)
 
 
-Array.__getitem__ = getitem  # (the method Array defines imports this module at its first use)
 
 
 def setitem(x: Array, key, value) -> None:

@@ -11,8 +11,9 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from . import _dtypes as dt
-from ._array_object import Array, record
+from ._array_object import CPU, Array, record
 from ._errors import AxisError
+from ._views import track_permuted
 from .backend.ir import Dim, Op, dim_assert_equal, dim_broadcast, dim_prod, dim_sum
 
 
@@ -80,7 +81,6 @@ def cast(x: Array, dtype: dt.DType) -> Array:
 
 
 def _check_device(device) -> None:
-    from ._array_object import CPU
     if device is not None and device != CPU:
         raise ValueError(f"unsupported device {device!r}; lazyarray runs on 'cpu' only")
 
@@ -280,20 +280,46 @@ def reshape(x: Array, /, shape: Sequence[int], *, copy: Optional[bool] = None) -
 def permute_dims(x: Array, /, axes: tuple) -> Array:
     """``x`` with its axes reordered; negative axes count from the end."""
     check_array(x, "permute_dims")
-    nd = x.ndim
-    axes = tuple(normalize_axis(a, nd, "permute_dims") for a in axes)
-    if sorted(axes) != list(range(nd)):
-        raise ValueError(f"permute_dims(): axes {axes} is not a permutation of {tuple(range(nd))}")
-    from ._views import track_permuted
-    if axes == tuple(range(nd)):
-        return track_permuted(x, axes, Array._new(x._node))
-    shape = tuple(x._node.shape[a] for a in axes)
-    return track_permuted(x, axes, record(Op.PERMUTE_DIMS, x.dtype, shape, (x._node,), axes))
+    node = x._node
+    nd = len(node.shape)
+    try:
+        got = _PERMUTATIONS[nd, axes]
+    except (KeyError, TypeError):  # not seen yet, or not hashable (a list)
+        got = None
+    if got is None or tuple(map(type, axes)) != got[2]:  # bools and numpy ints: checked
+        got = _permutation(axes, nd)
+    axes, identity = got[0], got[1]
+    if identity:
+        return track_permuted(x, axes, Array._new(node))
+    shape = tuple(node.shape[a] for a in axes)
+    return track_permuted(x, axes, record(Op.PERMUTE_DIMS, node.dtype, shape, (node,), axes))
+
+
+def _permutation(axes, nd: int) -> tuple:
+    """(``axes`` normalised, whether it is the identity, the types a remembered key must
+    have), remembered for a tuple of Python ints."""
+    norm = tuple(normalize_axis(a, nd, "permute_dims") for a in axes)
+    if sorted(norm) != list(range(nd)):
+        raise ValueError(f"permute_dims(): axes {norm} is not a permutation of {tuple(range(nd))}")
+    got = (norm, norm == tuple(range(nd)), (int,) * nd)
+    if type(axes) is tuple and tuple(map(type, axes)) == got[2]:
+        if len(_PERMUTATIONS) >= 4096:
+            _PERMUTATIONS.clear()
+        _PERMUTATIONS[nd, axes] = got
+    return got
+
+
+_PERMUTATIONS: dict = {}  # (ndim, axes) -> _permutation(axes, ndim)
 
 
 def expand_dims(x: Array, /, axis: Union[int, tuple] = 0) -> Array:
     """``x`` with size-1 axes inserted at ``axis`` (positions in the result)."""
     check_array(x, "expand_dims")
+    node = x._node
+    if type(axis) is int and -len(node.shape) - 1 <= axis <= len(node.shape):  # one axis
+        a = axis % (len(node.shape) + 1)
+        return record(Op.EXPAND_DIMS, node.dtype, node.shape[:a] + (1,) + node.shape[a:],
+                      (node,), (a,))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     nd = x.ndim + len(axes)
     pos = tuple(sorted(normalize_axis(a, nd, "expand_dims") for a in axes))
@@ -323,6 +349,9 @@ def concat(arrays, /, *, axis: Optional[int] = 0) -> Array:
 
     One buffer is written by one fused loop per part: nothing is copied twice.
     """
+    out = _quick_concat(arrays, axis)
+    if out is not None:
+        return out
     arrays = _array_sequence(arrays, "concat")
     dtype = dt.result_type(*arrays)
     arrays = [cast(a, dtype) for a in arrays]
@@ -346,6 +375,37 @@ def concat(arrays, /, *, axis: Optional[int] = 0) -> Array:
     if len(arrays) == 1:
         return arrays[0]
     return record(Op.CONCAT, dtype, tuple(shape), tuple(a._node for a in arrays), axis)
+
+
+def _quick_concat(arrays, axis):
+    """``concat`` of two or more arrays of one dtype and rank whose sizes agree outside an
+    int ``axis`` (concrete along it), without the general checks; None for anything else
+    (the general path then decides, or raises).  The node is the one that path records."""
+    if type(arrays) not in (list, tuple) or len(arrays) < 2 or type(axis) is not int:
+        return None
+    first = arrays[0]
+    if type(first) is not Array:
+        return None
+    shape = first._node.shape
+    dtype, nd = first._node.dtype, len(shape)
+    if not -nd <= axis < nd:
+        return None
+    axis %= nd
+    head, tail = shape[:axis], shape[axis + 1:]
+    total = 0
+    nodes = []
+    for a in arrays:
+        if type(a) is not Array:
+            return None
+        n = a._node
+        s = n.shape
+        d = s[axis] if len(s) == nd else None
+        if (type(d) is not int or n.dtype is not dtype or s[:axis] != head
+                or s[axis + 1:] != tail):
+            return None
+        total += d
+        nodes.append(n)
+    return record(Op.CONCAT, dtype, head + (total,) + tail, tuple(nodes), axis)
 
 
 def stack(arrays, /, *, axis: int = 0) -> Array:

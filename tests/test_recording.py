@@ -133,3 +133,39 @@ def test_broadcast(shape):
 def test_broadcast_others_take_the_general_path(shape):
     from lazyarray import _manipulation as m
     assert m._quick_broadcast(X, shape) is None
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+def test_concat(axis, monkeypatch):
+    from lazyarray import _manipulation as m
+    parts = [X, X[:, :2] if axis in (1, -1) else X[:1], X]
+    quick = m._quick_concat(parts, axis)
+    assert quick is not None
+    monkeypatch.setattr(m, "_quick_concat", lambda arrays, axis: None)
+    same(quick, xp.concat(parts, axis=axis))  # the general path
+    want = np.concatenate([np.asarray(p) for p in parts], axis=axis)
+    np.testing.assert_array_equal(np.asarray(quick), want)
+
+
+@pytest.mark.parametrize("args", [([X], 0), ([X, X], None), ([X, V], 0), ([X, X], 2),
+                                  ([X, xp.astype(X, xp.float32)], 0), ([X, X[:, :2]], 0),
+                                  ([X, np.ones((4, 6))], 0), (X, 0), ([X, X], True)],
+                         ids=range(9))
+def test_concat_others_take_the_general_path(args):
+    from lazyarray import _manipulation as m
+    assert m._quick_concat(*args) is None
+
+
+def test_permutations_remembered_still_check_their_axes():
+    same(xp.permute_dims(X, (1, 0)), X.T)
+    same(xp.permute_dims(X, (1, 0)), xp.permute_dims(X, [-1, 0]))  # remembered: the same
+    for bad in [(True, False), (np.int64(1), 0)]:  # equal to a remembered key, not an int
+        with pytest.raises(TypeError, match="axis must be an int"):
+            xp.permute_dims(X, bad)
+    with pytest.raises(ValueError, match="not a permutation"):
+        xp.permute_dims(X, (0, 0))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_expand_dims_one_axis(axis):
+    same(xp.expand_dims(X, axis=axis), xp.expand_dims(X, axis=(axis,)))
