@@ -372,6 +372,7 @@ class Pool:
         self._stop = _STOP_TYPE(stop)
         self._mem = ctypes.create_string_buffer(_LINE * (workers + 2))
         self.addr = ctypes.addressof(self._mem) + (-ctypes.addressof(self._mem) % _LINE)
+        self._allowed = ctypes.c_int64.from_address(self.addr + _ALLOWED)
         self._threads = []
         libc = ctypes.CDLL(None)
         create = libc.pthread_create
@@ -393,7 +394,11 @@ class Pool:
 
     def allow(self, k: int) -> None:
         """Let runs post chunks to ``k`` workers at the most (0: every chunk on the caller)."""
-        ctypes.c_int64.from_address(self.addr + _ALLOWED).value = max(0, min(k, self.workers))
+        self._allowed.value = max(0, min(k, self.workers))
+
+    def allowed(self) -> int:
+        """Workers runs may post chunks to now (see ``monitor``)."""
+        return self._allowed.value
 
     def monitor(self, period: float = 0.25) -> None:
         """Every ``period`` seconds, allow as many workers as the cores other processes

@@ -363,7 +363,7 @@ class Runner:
             if kind is ExternalStep:
                 _external(step, bufs, memo)
             elif kind is Chunked:
-                step.run(bufs, scal)
+                step.run(bufs, addr, scal, err)
             elif step.fn(addr, step.addr, scal, err):
                 raise _error(err)
 
@@ -385,8 +385,12 @@ def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
             if plan:
                 metas, partial, width, threaded = plan
                 heads = [header(code, m, i, 1) for m in metas]
+                # one round: the whole kernel too, for when no thread is free to take a chunk
+                # (not a split full reduction: its partials' sum may differ in the last bits)
+                whole = (Stage(run, code, bound.meta, i, 1)
+                         if len(metas) <= width and partial is None else None)
                 steps.append(Chunked(run, heads, partial, width, keep=metas,
-                                     threaded=threaded))
+                                     threaded=threaded, whole=whole))
             else:
                 steps.append(Stage(run, code, bound.meta, i, 1))
     return steps
@@ -472,8 +476,8 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         if partial:
             m[kb.store[0]] = 0  # each chunk's partial is its own one-element buffer
         metas.append(m)
-    # sized for the native pool: until it is loaded, chunks too small for the Python
-    # pool run one after another on this thread
+    # sized for the native pool: until it is loaded, a kernel too small for the Python
+    # pool runs whole on this thread (see Chunked.run)
     return metas, partial, width, total >= 2 * py_least
 
 
@@ -489,17 +493,27 @@ class Chunked:
     """
 
     __slots__ = ("fn", "metas", "partial", "width", "fn_addr", "meta_addrs", "keep",
-                 "threaded")
+                 "threaded", "whole")
 
     def __init__(self, fn, metas: list, partial, width: int, keep=None,
-                 threaded: bool = True) -> None:
+                 threaded: bool = True, whole: "Stage | None" = None) -> None:
         self.fn, self.metas, self.partial, self.keep = fn, metas, partial, keep
         self.width = width
-        self.threaded = threaded  # worth the Python pool (else one chunk at a time there)
+        self.threaded = threaded  # worth the Python pool (else run whole while it is used)
+        self.whole = whole  # the kernel unsplit (a one-round kernel), or None
         self.fn_addr = ctypes.cast(fn, ctypes.c_void_p).value
         self.meta_addrs = np.array([m.buffer_info()[0] for m in metas], np.int64)
 
-    def run(self, bufs: list, scal) -> None:
+    def run(self, bufs: list, addr: int, scal, err) -> None:
+        pool = parallel.pool()
+        whole = self.whole
+        if whole is not None and (not self.threaded if pool is None else not pool.allowed()):
+            # No worker to take a chunk (the pool's code is still compiling and the kernel
+            # is small for the Python pool, or other processes keep the cores busy): one
+            # call, without splitting (a 10x1000 softmax at load 4: 146 -> 67 us).
+            if whole.fn(addr, whole.addr, scal, err):
+                raise _error(err)
+            return
         n = len(self.metas)
         if self.partial is None:
             head = abi.pack(bufs)
@@ -509,7 +523,6 @@ class Chunked:
             parts = np.empty(n, dtype)
             packed = [abi.pack(bufs[:slot] + [parts[c:c + 1]] + bufs[slot + 1:])
                       for c in range(n)]
-        pool = parallel.pool()
         if pool is not None:
             self._run_native(pool, packed, scal)
         else:
@@ -537,9 +550,8 @@ class Chunked:
         fn = self.fn
         calls = [functools.partial(fn, p[0], m.buffer_info()[0], scal, e)
                  for p, m, e in zip(packed, self.metas, errs)]
-        width = self.width if self.threaded else 1
-        for c in range(0, len(calls), width):
-            part = slice(c, c + width)
+        for c in self._rounds():
+            part = slice(c, c + self.width)
             for code, e in zip(threads.run(calls[part]), errs[part]):
                 if code:
                     raise _error(e)

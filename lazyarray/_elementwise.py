@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._array_object import Array, foreign_array_error, is_foreign_array, record
+from ._memory import MAX_ELEMENTS
 from ._manipulation import broadcast_shapes, broadcast_to, cast, check_array
 from .backend import ir
 from .backend.ir import NEVER as _NEVER, Node, Op
@@ -23,6 +24,7 @@ from .backend.ir import derived_signature as derived
 
 _object_new = object.__new__
 _SCALAR = Op.SCALAR
+_BROADCAST = Op.BROADCAST_TO
 
 Scalar = Union[int, float, bool, complex]
 
@@ -205,6 +207,35 @@ def _scalar_fast(value, dtype: dt.DType):
     return None
 
 
+def _broadcast_pair(n1: Node, n2: Node):
+    """(n1, n2, shape): two nodes of concrete sizes broadcast to their common shape, the
+    nodes the general path records (``broadcast_to``); None when a size is symbolic, the
+    shapes do not broadcast, or the result is empty or too large (the general path
+    decides, or raises)."""
+    s1, s2 = n1.shape, n2.shape
+    k = len(s1) - len(s2)
+    a, b = (s1, (1,) * k + s2) if k >= 0 else ((1,) * -k + s1, s2)
+    out = []
+    n = 1
+    for d, e in zip(a, b):
+        if type(d) is not int or type(e) is not int:
+            return None
+        if d != e and e != 1:
+            if d != 1:
+                return None
+            d = e
+        out.append(d)
+        n *= d
+    if not 0 < n <= MAX_ELEMENTS:
+        return None
+    shape = tuple(out)
+    if s1 != shape:
+        n1 = Node(_BROADCAST, n1.dtype, shape, (n1,))
+    if s2 != shape:
+        n2 = Node(_BROADCAST, n2.dtype, shape, (n2,))
+    return n1, n2, shape
+
+
 def _make_unary(name: str, op: Op, category: str, result: str):
     results = _results(category, result)
     ids = ir.id_table()
@@ -240,8 +271,14 @@ def _make_binary(name: str, op: Op, category: str, result: str):
                 shape = n1.shape
                 if type(x2) is Array:
                     n2 = x2._node
-                    if n2.dtype is not d or n2.shape != shape:
+                    if n2.dtype is not d:
                         n2 = None
+                    elif n2.shape != shape:
+                        pair = _broadcast_pair(n1, n2)
+                        if pair is None:
+                            n2 = None
+                        else:
+                            n1, n2, shape = pair
                 elif type(x2) is float and d in _FLOATING:
                     n2 = Node(_SCALAR, d, (), (), None, x2)
                 else:

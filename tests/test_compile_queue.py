@@ -1,8 +1,8 @@
 """The background compile queue (backend/native.py, library.py, parallel.py, runtime.py):
 a unit asked for on every run is queued once; the building-block bundle comes in parts,
 so what a program waits for in the background goes between two of them; until the
-native pool is loaded, runs neither read the disk for it nor hand chunks sized for it to
-the Python pool."""
+native pool is loaded, runs neither read the disk for it nor hand kernels split for it to
+the Python pool; a kernel split for the pool runs whole when no worker is free."""
 import os
 import subprocess
 import sys
@@ -56,11 +56,20 @@ def test_the_pool_unit_is_looked_for_on_disk_once(monkeypatch):
     assert seen == [True, False, False, False, False]
 
 
-def test_chunks_sized_for_the_native_pool_run_here_one_by_one_until_it_is_loaded(monkeypatch):
+def _split_program(n: int):
+    x = np.linspace(-2, 2, n)
+    return x, xp.asarray(x)
+
+
+def _check(x, a) -> None:
+    got = np.asarray(xp.sin(a) * 2.5 - 1.0 + 0.0 * xp.cos(a))
+    np.testing.assert_allclose(got, np.sin(x) * 2.5 - 1.0, rtol=1e-15, atol=1e-15)
+
+
+def test_a_kernel_split_for_the_native_pool_runs_whole_until_it_is_loaded(monkeypatch):
     n = 4 * threads.NATIVE_MIN["math"]  # split for the native pool, not for the Python one
     assert n < threads.PYTHON_MIN["math"]
-    x = np.linspace(-2, 2, n)
-    a = xp.asarray(x)
+    x, a = _split_program(n)
     batches = []
     real_run = threads.run
 
@@ -71,9 +80,31 @@ def test_chunks_sized_for_the_native_pool_run_here_one_by_one_until_it_is_loaded
     monkeypatch.setattr(parallel, "pool", lambda wait=False: None)
     monkeypatch.setattr(threads, "num_threads", lambda: 2)
     monkeypatch.setattr(parallel, "available", lambda: True)
-    got = np.asarray(xp.sin(a) * 2.5 - 1.0 + 0.0 * xp.cos(a))
-    np.testing.assert_allclose(got, np.sin(x) * 2.5 - 1.0, rtol=1e-15, atol=1e-15)
-    assert batches and set(batches) == {1}, batches
+    _check(x, a)
+    assert batches == []  # one call on this thread: neither thread pool
+    long = xp.asarray(np.linspace(-2, 2, 3 * threads.SLICE["math"] // 2))
+    float(xp.sum(xp.sin(long) * 2.0))  # large enough for the Python pool: split there
+    assert batches and max(batches) == 2, batches
+
+
+def test_a_kernel_runs_whole_when_no_worker_is_allowed(monkeypatch):
+    pool = parallel.pool(wait=True)
+    if pool is None or pool.workers < 1:
+        pytest.skip("no native pool here")
+    x, a = _split_program(4 * threads.NATIVE_MIN["math"])
+    calls = []
+    real_run = pool.run
+    monkeypatch.setattr(pool, "run", lambda *args: calls.append(args) or real_run(*args))
+    monkeypatch.setattr(pool, "adapt", False)  # the monitor leaves the allowance alone
+    try:
+        pool.allow(0)  # other processes keep every core busy
+        _check(x, a)
+        assert calls == []
+        pool.allow(pool.workers)
+        _check(x, a)
+        assert calls  # split again once a worker is free
+    finally:
+        pool.allow(pool.workers)
 
 
 HOT_DURING_BUNDLE = r"""

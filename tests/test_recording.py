@@ -169,3 +169,30 @@ def test_permutations_remembered_still_check_their_axes():
 @pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
 def test_expand_dims_one_axis(axis):
     same(xp.expand_dims(X, axis=axis), xp.expand_dims(X, axis=(axis,)))
+
+
+@pytest.mark.parametrize("s1,s2", [((4, 6), (6,)), ((4, 1), (6,)), ((1, 6), (4, 1)),
+                                   ((2, 1, 6), (4, 1)), ((6,), (3, 4, 6))])
+def test_binary_broadcast(s1, s2):
+    from lazyarray import _elementwise as ew
+    a = xp.asarray(np.arange(np.prod(s1), dtype=float).reshape(s1))
+    b = xp.asarray(np.arange(np.prod(s2), dtype=float).reshape(s2) + 1)
+    shape = np.broadcast_shapes(s1, s2)
+    assert ew._broadcast_pair(a._node, b._node) is not None
+    quick, general = a / b, xp.divide(xp.broadcast_to(a, shape), xp.broadcast_to(b, shape))
+    assert quick._node.sig == general._node.sig  # one structure: shared programs
+    for q, g in zip(quick._node.srcs, general._node.srcs):
+        assert (q.op, q.shape, q.srcs, q.sig) == (g.op, g.shape, g.srcs, g.sig)
+    np.testing.assert_array_equal(np.asarray(b - a), np.asarray(b) - np.asarray(a))
+
+
+@pytest.mark.parametrize("s1,s2", [((4, 6), (5,)), ((0, 6), (6,)), ((4, 6), (4,))])
+def test_binary_broadcast_others_take_the_general_path(s1, s2):
+    from lazyarray import _elementwise as ew
+    a, b = xp.zeros(s1), xp.ones(s2)
+    assert ew._broadcast_pair(a._node, b._node) is None
+    if 0 in s1:
+        assert (a + b).shape == (0, 6)
+    else:
+        with pytest.raises(ValueError, match="cannot be broadcast"):
+            a + b
