@@ -52,8 +52,13 @@ def _slice_item(s: slice, size, axis: int):
 
 def _on_size(start, stop, step: int, size: int) -> tuple:
     """(item, length) of a slice of in-range bounds on an axis of concrete ``size``."""
-    first, end, by = slice(start, stop, step).indices(size)
-    n = len(range(first, end, by))
+    if step == 1:  # slice.indices and range's length, without making them
+        first = 0 if start is None else (max(start + size, 0) if start < 0 else min(start, size))
+        end = size if stop is None else (max(stop + size, 0) if stop < 0 else min(stop, size))
+        n = end - first if end > first else 0
+    else:
+        first, end, by = slice(start, stop, step).indices(size)
+        n = len(range(first, end, by))
     if n <= 1:  # no step is taken: the equivalent slice with step 1
         return ("s", first if n else 0, first + n if n else 0, 1), n
     return ("s", start, stop, step), n
@@ -160,9 +165,18 @@ def _quick_basic(x: Array, key):
         t = type(k)
         if t is slice:
             start, stop, step = k.start, k.stop, k.step
-            if not (_small(start) and _small(stop) and _small(step)) or step == 0:
+            # each None or a Python int that needs no clamping (see ``_clamped``)
+            if step is None:
+                step = 1
+            elif type(step) is not int or step == 0 or not -_INT64_MAX <= step <= _INT64_MAX:
                 return None
-            item, n = _on_size(start, stop, 1 if step is None else step, size)
+            if start is not None and (type(start) is not int
+                                      or not -_INT64_MAX <= start <= _INT64_MAX):
+                return None
+            if stop is not None and (type(stop) is not int
+                                     or not -_INT64_MAX <= stop <= _INT64_MAX):
+                return None
+            item, n = _on_size(start, stop, step, size)
             items.append(item)
             out.append(n)
         elif t is int:
@@ -176,13 +190,6 @@ def _quick_basic(x: Array, key):
     if not items:
         return Array._new(node)
     return record(Op.SLICE, x.dtype, tuple(out) + shape[len(key):], (node,), tuple(items))
-
-
-def _small(v) -> bool:
-    """None or a Python int that needs no clamping (see ``_clamped``)."""
-    return v is None or (type(v) is int and -_INT64_MAX <= v <= _INT64_MAX)
-
-
 
 
 def setitem(x: Array, key, value) -> None:
