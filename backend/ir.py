@@ -12,6 +12,10 @@ from typing import Any, Iterable, Union
 
 import numpy as np
 
+# numpy 2.4 reads ``__numpy_dtype__`` to turn an object into a dtype; older numpy reads
+# only ``dtype``.
+NUMPY_DTYPE_PROTOCOL = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 4)
+
 
 class ScalarType:
     """An element type. Instances are unique, so ``is`` and ``==`` agree."""
@@ -26,11 +30,17 @@ class ScalarType:
         self.itemsize = self.np.itemsize  # bytes per element in memory (bool: 1)
 
     @property
-    def dtype(self) -> np.dtype:
-        """numpy's dtype of the same name: ``numpy.dtype()`` reads this attribute, so
-        numpy accepts lazyarray's dtypes (``np.zeros(3, dtype=xp.float32)``), as code
-        that mixes the two namespaces expects."""
+    def __numpy_dtype__(self) -> np.dtype:
+        """numpy's dtype of the same name: ``numpy.dtype()`` reads this attribute (numpy
+        2.4's protocol), so numpy accepts lazyarray's dtypes (``np.zeros(3,
+        dtype=xp.float32)``), as code that mixes the two namespaces expects."""
         return self.np
+
+    if not NUMPY_DTYPE_PROTOCOL:
+        # Older numpy reads only a ``dtype`` attribute. That attribute makes a dtype look
+        # like an array to code that asks ``getattr(x, "dtype", x)`` (scipy's
+        # xp_result_type), so it is given only where numpy has no protocol.
+        dtype = __numpy_dtype__
 
     def __repr__(self) -> str:
         return self.name

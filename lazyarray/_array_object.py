@@ -260,10 +260,30 @@ class Array:
 
     def __iter__(self):
         """Iterate over the first axis; a 0-d array is not iterable (TypeError at once, as
-        numpy: ``numpy.iterable`` and matplotlib ask ``iter()``)."""
-        if not self._node.shape:
+        numpy: ``numpy.iterable`` and matplotlib ask ``iter()``). The rows of an n-d array
+        are views (``self[i]``); the elements of a 1-d array are not (numpy gives scalars),
+        see ``_elements``."""
+        shape = self._node.shape
+        if not shape:
             raise TypeError("iteration over a 0-d array")
+        if len(shape) == 1:
+            return self._elements()
         return (self[i] for i in range(len(self)))
+
+    def _elements(self):
+        """The elements of a 1-d array as 0-d arrays that do not write through to it, each
+        read from the array as it is at that step. Once the array is evaluated each holds
+        its value (a data leaf), so a comparison of two of them is the same small program
+        every time, run without a graph walk: builtin ``max()`` of a long array (scipy's
+        ``minimum_phase``) evaluates one comparison per element."""
+        from ._indexing import basic_view_node
+        for i in range(len(self)):
+            node = self._node
+            v = node.value
+            if v is not None and node.op is not Op.SCALAR:
+                yield Array._new(Node(Op.DATA, node.dtype, (), (), None, v[i, ...]))
+            else:
+                yield Array._new(basic_view_node(self, i))
 
     # Indexing (``__getitem__``, ``__setitem__``), the unary operators and ``@`` are
     # installed by ``_install_operators`` from the modules defining them (which import

@@ -1,11 +1,12 @@
 """Inputs that consumers (scipy, scikit-learn, matplotlib) pass and numpy and
 array-api-strict accept: numpy integers and 0-d integer arrays as sizes, 0-d arrays as
 arange() bounds; and the errors they branch on (iter() of a 0-d array, result_type() of
-Python scalars only)."""
+Python scalars only); numpy accepts their dtypes, which do not look like arrays."""
 import numpy as np
 import pytest
 
 import lazyarray as xp
+from lazyarray.backend.ir import NUMPY_DTYPE_PROTOCOL
 
 
 @pytest.mark.parametrize("size", [np.int64(2), np.int32(2), np.uint8(2), np.intp(2)])
@@ -64,6 +65,7 @@ def test_numpy_accepts_lazyarray_dtypes(name):
     assert np.zeros(2, dtype=d).dtype == np.dtype(name)
     assert np.asarray([1, 0]).astype(d).dtype == np.dtype(name)
     assert xp.asarray(np.ones(2, dtype=d)).dtype is d
+    assert np.astype(np.asarray([1, 0]), d).dtype == np.dtype(name)
 
 
 def test_devices_is_a_list():
@@ -87,3 +89,18 @@ def test_a_0d_array_is_a_fill_value(dtype):
         np.ones((2, 2)), np.asarray(2.5), dtype=None if dtype is None else dtype.np))
     with pytest.raises(TypeError, match="must be 0-d"):
         xp.full(3, xp.asarray([1, 2, 3]))
+
+
+@pytest.mark.skipif(not NUMPY_DTYPE_PROTOCOL, reason="numpy < 2.4 reads only a dtype attribute")
+@pytest.mark.parametrize("name", ["bool", "int16", "uint8", "float64", "complex128"])
+def test_a_dtype_does_not_look_like_an_array(name):
+    # scipy's xp_result_type reads "the dtype of an array, or the dtype itself" as
+    # getattr(x, "dtype", x): a dtype attribute on the dtype handed it numpy's dtype,
+    # which the namespace's isdtype refuses (as array-api-strict's does).
+    d = getattr(xp, name)
+    assert not hasattr(d, "dtype")
+    assert getattr(d, "dtype", d) is d
+    assert d.__numpy_dtype__ == np.dtype(name)
+    assert xp.isdtype(getattr(d, "dtype", d), "numeric") == (name != "bool")
+    with pytest.raises(TypeError, match="must be a lazyarray dtype"):
+        xp.isdtype(np.dtype(name), "numeric")

@@ -101,7 +101,19 @@ def writes_into_transposes(ns):
     return a, t, m, s
 
 
-SCENARIOS = [write_into_a_view, writes_into_transposes, view_of_a_view, write_into_the_base,
+def iteration(ns):
+    # numpy's iteration gives a 1-d array's elements as scalars (copies) and an n-d
+    # array's rows as views.
+    a = ns.asarray(np.arange(4.0))
+    elements = list(a)
+    a[0] = -1.0
+    b = base(ns)
+    rows = list(b)
+    rows[1][0, 0] = -6.0
+    return a, ns.stack(elements), b, rows[0]
+
+
+SCENARIOS = [iteration, write_into_a_view, writes_into_transposes, view_of_a_view, write_into_the_base,
              in_place_operator_on_a_view, mask_and_index_array_writes_into_a_view,
              views_with_new_axes_and_negative_steps, add_to_diagonal,
              copies_do_not_write_through]
@@ -161,3 +173,28 @@ def test_scipy_oaconvolve_adds_its_overlaps_through_views():
     a, b = rng.random(40), rng.random(3)
     got = oaconvolve(xp.asarray(a), xp.asarray(b))
     np.testing.assert_allclose(np.asarray(got), fftconvolve(a, b), atol=1e-12)
+
+
+@pytest.mark.parametrize("evaluated", [False, True])
+def test_the_elements_of_a_1d_array_are_not_views(evaluated):
+    a = xp.asarray(np.arange(3.0)) * 2
+    if evaluated:
+        xp.evaluate(a)
+    x, y, z = a
+    x[...] = 5.0                       # no write through (numpy's elements are scalars)
+    a[2] = -1.0                        # nor do they see the array's writes
+    check(a, np.asarray([0.0, 2.0, -1.0]))
+    check(xp.stack([x, y, z]), np.asarray([5.0, 2.0, 4.0]))
+
+
+def test_builtin_max_of_an_evaluated_array_needs_no_graph_walk():
+    # scipy's minimum_phase takes builtin max() and min() of 2**19 elements: each
+    # comparison of two elements is evaluated. Elements that hold their values make it
+    # the same program every time, run without a walk or a cache look-up (it was one of
+    # each per element: 225 s for the 2**20 comparisons).
+    values = np.random.default_rng(0).random(3000)
+    a = xp.asarray(values)
+    assert float(max(a)) == values.max()
+    hits = xp.compile_cache_info().hits
+    assert float(min(a)) == values.min() and float(max(xp.sqrt(a))) == np.sqrt(values).max()
+    assert xp.compile_cache_info().hits - hits < 10
