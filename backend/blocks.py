@@ -376,17 +376,15 @@ _EMIT = {"ew": _emit_ew, "copy": _emit_copy, "put": _emit_put, "init": _emit_ini
          "index": _emit_index, "gather": _emit_gather}
 
 
-def bundle_ir(part: int, parts: int, vector_variants: dict | None = None) -> str:
-    """The IR of part ``part`` of ``parts`` of the library's bundle (backend/library.py):
-    every ``parts``-th primitive of the full set, from the ``part``-th, and in part 0
-    the sequencer too."""
+def bundle_ir(vector_variants: dict | None = None) -> str:
+    """The IR of the library's bundle (backend/library.py): every primitive of the full
+    set and the sequencer, in one module."""
     from . import sequencer
     from .bytecode import full_set
-    mb = cg.ModuleBuilder(f"lazyarray_blocks_{part}", vector_variants)
-    for key in full_set()[part::parts]:
+    mb = cg.ModuleBuilder("lazyarray_blocks", vector_variants)
+    for key in full_set():
         _EMIT[key[0]](mb, key)
-    if part == 0:
-        sequencer.build_into(mb.module)
+    sequencer.build_into(mb.module)
     mb._keep_used()
     return str(mb.module)
 

@@ -1,15 +1,14 @@
 """The building-block library: the sequencer and the primitives it calls.
 
-On a machine that has run lazyarray before, the whole library is the *bundle*:
-every primitive of ``bytecode.full_set()`` and the sequencer, fully optimised,
-in ``BUNDLE_PARTS`` units (backend/native.py) loaded from the disk cache, one
-file read each.  On a new machine the bundle is compiled once on the background
-thread (10-35 seconds of the compile worker's time, part by part, so that what a
-program waits for there goes between two parts); until a part is there, each of
-its primitives a program needs, and the sequencer, is a unit of its own compiled
+On a machine that has run lazyarray before, the whole library is one unit
+(backend/native.py), the *bundle*: every primitive of ``bytecode.full_set()``
+and the sequencer, fully optimised, loaded from the disk cache with one file
+read.  On a new machine the bundle is compiled once on the background thread
+(about ten seconds of the compile worker's time); until it is there, each
+primitive a program needs, and the sequencer, is a unit of its own compiled
 at once as quick code (a few milliseconds each: scalar loops, code-generation
 level 0, see llvm.QUICK_PASSES) while the caller waits, and kept on disk too.
-Programs made after a part is loaded use its code.  A primitive outside
+Programs made after the bundle is loaded use its code.  A primitive outside
 the full set (the front end never asks for one today) is a quick unit with
 its optimised version following in the background.
 
@@ -20,7 +19,6 @@ one is loaded, contractions run on the interpreter's generic loops.
 """
 from __future__ import annotations
 
-import functools
 import os
 import threading
 from typing import Callable, Optional
@@ -46,25 +44,18 @@ def sequencer_unit() -> native.Unit:
     return native.Unit(RUN + "~quick", ("sequencer", "unit_ir", ()), (RUN,), quick=True)
 
 
-def bundle_units() -> tuple:
-    """The bundle's parts: every primitive of the full set and the sequencer, optimised,
-    in ``BUNDLE_PARTS`` units (the fingerprint of the disk cache covers what they hold).
-    Parts, not one unit: the background thread compiles one unit at a time, and what a
-    program waits for there (a hot program's kernels, the thread pool) goes between two
-    parts; the whole bundle took 35 s of the compile worker at load 4.7."""
+def bundle_unit() -> native.Unit:
+    """Every primitive of the full set and the sequencer, in one optimised unit (the
+    fingerprint of the disk cache covers what it holds)."""
     global _BUNDLE
     if _BUNDLE is None:
-        keys, n = full_set(), BUNDLE_PARTS
-        _BUNDLE = tuple(
-            native.Unit(f"lazyarray_blocks_{p}", ("blocks", "bundle_ir", (p, n)),
-                        tuple(symbol(k) for k in keys[p::n]) + ((RUN,) if p == 0 else ()))
-            for p in range(n))
+        keys = full_set()
+        _BUNDLE = native.Unit("lazyarray_blocks", ("blocks", "bundle_ir", ()),
+                              tuple(symbol(k) for k in keys) + (RUN,))
     return _BUNDLE
 
 
-BUNDLE_PARTS = 16
-_BUNDLE: Optional[tuple] = None
-_parts_loaded: set = set()
+_BUNDLE: Optional[native.Unit] = None
 
 
 def gemm_unit(dtype: str) -> native.Unit:
@@ -115,37 +106,29 @@ def _full() -> frozenset:
 
 
 def _bundle(queue: bool = True) -> None:
-    """Take the addresses of the bundle's parts that are loaded or on disk; queue the
-    compile of the others (once per process; ``queue=False``: only look on disk).
-    Another thread that asks meanwhile waits for the disk."""
+    """Take the bundle's addresses if it is loaded or on disk; else queue its compile
+    (once per process; ``queue=False``: only look on disk).  Another thread that asks
+    meanwhile waits for the disk."""
     global _bundle_state
     if _bundle_state is not None:
         return
     with _lock:
         if _bundle_state is not None:
             return
-        queue = queue and _switch("LAZYARRAY_PREBUILD")
-        for part, unit in enumerate(bundle_units()):
-            got = native.get(unit, wait=False, priority=native.LATER, queue=queue,
-                             on_ready=functools.partial(_take_part, part))
-            if got is not None:
-                _take_part(part, got)
-        if len(_parts_loaded) == BUNDLE_PARTS:
+        unit = bundle_unit()
+
+        def take(addresses) -> None:
+            global _bundle_state
+            _addr.update(zip(full_set(), addresses))
+            _addr["run"] = addresses[-1]
             _bundle_state = True
+        queue = queue and _switch("LAZYARRAY_PREBUILD")
+        got = native.get(unit, wait=False, priority=native.LATER, on_ready=take, queue=queue)
+        if got is not None:
+            take(got)
         elif queue:
             _bundle_state = False
             _sequencer_meanwhile()
-
-
-def _take_part(part: int, addresses) -> None:
-    """Programs made from now on call the optimised primitives of bundle part ``part``."""
-    global _bundle_state
-    _addr.update(zip(full_set()[part::BUNDLE_PARTS], addresses))
-    if part == 0:
-        _addr["run"] = addresses[-1]
-    _parts_loaded.add(part)
-    if len(_parts_loaded) == BUNDLE_PARTS:
-        _bundle_state = True
 
 
 def _sequencer_meanwhile() -> None:

@@ -1,17 +1,12 @@
-"""The background compile queue (backend/native.py, library.py, parallel.py, runtime.py):
-a unit asked for on every run is queued once; the building-block bundle comes in parts,
-so what a program waits for in the background goes between two of them; until the
-native pool is loaded, runs neither read the disk for it nor hand kernels split for it to
-the Python pool; a kernel split for the pool runs whole when no worker is free."""
-import os
-import subprocess
-import sys
-
+"""The background compile queue (backend/native.py, parallel.py, runtime.py): a unit
+asked for on every run is queued once; until the native pool is loaded, runs neither read
+the disk for it nor hand kernels split for it to the Python pool; a kernel split for the
+pool runs whole when no worker is free."""
 import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray.backend import bytecode, library, native, parallel, runtime, threads
+from lazyarray.backend import native, parallel, threads
 
 
 def _idle_store() -> native.Store:
@@ -31,15 +26,6 @@ def test_a_unit_asked_for_on_every_run_is_queued_once():
     for _ in range(100):  # moved up once, not once a call
         store.get(later, wait=False, priority=native.URGENT, disk=False)
     assert store._queue.qsize() == 3
-
-
-def test_the_bundle_parts_hold_every_building_block_once():
-    units = library.bundle_units()
-    assert len(units) == library.BUNDLE_PARTS > 1
-    symbols = [s for u in units for s in u.symbols]
-    want = [bytecode.prim_symbol(k) for k in bytecode.full_set()] + [library.RUN]
-    assert sorted(symbols) == sorted(want) and len(set(symbols)) == len(symbols)
-    assert units[0].symbols[-1] == library.RUN  # the sequencer: part 0's last address
 
 
 def test_the_pool_unit_is_looked_for_on_disk_once(monkeypatch):
@@ -105,33 +91,3 @@ def test_a_kernel_runs_whole_when_no_worker_is_allowed(monkeypatch):
         assert calls  # split again once a worker is free
     finally:
         pool.allow(pool.workers)
-
-
-HOT_DURING_BUNDLE = r"""
-import threading, time
-import numpy as np, lazyarray as xp
-from lazyarray.backend import library, native
-events = []
-native.STORE.stats.log.append(lambda ev, name, s: events.append((ev, name)))
-a = xp.asarray(np.linspace(0, 1, 300))
-for _ in range(3):  # hot: its kernel is compiled in the background
-    float(xp.sum(xp.atan(a * 1.25) * xp.cosh(a) - 2.0))
-t0 = time.monotonic()
-while not any(n.startswith("lzk_") for _, n in events) and time.monotonic() - t0 < 240:
-    time.sleep(0.01)
-parts = sum(n.startswith("lazyarray_blocks_") for _, n in events)
-print("kernel", any(n.startswith("lzk_") for _, n in events), "parts before it", parts,
-      "of", library.BUNDLE_PARTS)
-"""
-
-
-def test_a_hot_kernel_is_compiled_between_bundle_parts(tmp_path):
-    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_PREBUILD="1",
-               LAZYARRAY_TIER="auto")
-    out = subprocess.run([sys.executable, "-c", HOT_DURING_BUNDLE], env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    words = out.stdout.split()
-    assert words[:2] == ["kernel", "True"], out.stdout
-    assert int(words[5]) <= 2, out.stdout  # the part under way, at most one more
-
