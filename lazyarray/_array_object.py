@@ -363,18 +363,12 @@ def _install_operators() -> None:
     from ._views import rebind, track_permuted
     _rebind, _track_permuted = rebind, track_permuted
 
-    def __setitem__(self, key, value) -> None:
-        """This array is rebound to a new node with the region replaced; arrays computed
-        earlier from it keep the old values, but basic-index views of it (and the base it
-        is a basic-index view of) see the write, as numpy's views do (``_views.py``)."""
-        setitem(self, key, value)
-
     def __matmul__(self, other) -> "Array":
         return _binary_operand(matmul, self, other, "@")
 
     def __rmatmul__(self, other) -> "Array":
         return _binary_operand(matmul, other, self, "@")
-    Array.__getitem__, Array.__setitem__ = getitem, __setitem__
+    Array.__getitem__, Array.__setitem__ = getitem, setitem
     Array.__matmul__, Array.__rmatmul__ = __matmul__, __rmatmul__
     for short, fname in (("pos", "positive"), ("neg", "negative"), ("abs", "abs"),
                          ("invert", "bitwise_invert")):

@@ -165,18 +165,9 @@ def _quick_basic(x: Array, key):
         t = type(k)
         if t is slice:
             start, stop, step = k.start, k.stop, k.step
-            # each None or a Python int that needs no clamping (see ``_clamped``)
-            if step is None:
-                step = 1
-            elif type(step) is not int or step == 0 or not -_INT64_MAX <= step <= _INT64_MAX:
+            if not (_small(start) and _small(stop) and _small(step)) or step == 0:
                 return None
-            if start is not None and (type(start) is not int
-                                      or not -_INT64_MAX <= start <= _INT64_MAX):
-                return None
-            if stop is not None and (type(stop) is not int
-                                     or not -_INT64_MAX <= stop <= _INT64_MAX):
-                return None
-            item, n = _on_size(start, stop, step, size)
+            item, n = _on_size(start, stop, 1 if step is None else step, size)
             items.append(item)
             out.append(n)
         elif t is int:
@@ -192,6 +183,11 @@ def _quick_basic(x: Array, key):
     return record(Op.SLICE, x.dtype, tuple(out) + shape[len(key):], (node,), tuple(items))
 
 
+def _small(v) -> bool:
+    """None or a Python int that needs no clamping (see ``_clamped``)."""
+    return v is None or (type(v) is int and -_INT64_MAX <= v <= _INT64_MAX)
+
+
 def setitem(x: Array, key, value) -> None:
     """``x[key] = value``: ``x`` is rebound to a new node, ``x`` with the selected elements
     replaced (other arrays computed from the old ``x`` keep it).
@@ -199,7 +195,8 @@ def setitem(x: Array, key, value) -> None:
     A basic index writes the region through a view of a copy; a boolean mask
     with a value that broadcasts to the selected elements' trailing shape is a
     ``where``; integer arrays (or a mask with one value per selected element)
-    scatter.
+    scatter.  Basic-index views of ``x`` (and the base ``x`` is a basic-index view of)
+    see the write, as numpy's views do (``_views.py``).  (This is ``Array.__setitem__``.)
     """
     key = _simplify_key(key)
     v = _setitem_value(x, value)
