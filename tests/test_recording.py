@@ -53,6 +53,45 @@ def test_matmul():
     assert xp.matmul(a, b)._node.op is Op.MATMUL
 
 
+def same_tree(a, b) -> None:
+    """Nodes ``a`` and ``b`` and all below them alike, leaves the same objects."""
+    stack = [(a._node, b._node)]
+    while stack:
+        na, nb = stack.pop()
+        if na is nb:
+            continue
+        assert (na.op, na.dtype, na.shape, na.arg, na.sig) == \
+            (nb.op, nb.dtype, nb.shape, nb.arg, nb.sig)
+        assert len(na.srcs) == len(nb.srcs)
+        stack.extend(zip(na.srcs, nb.srcs))
+
+
+@pytest.mark.parametrize("s1, s2", [((3, 4), (4,)), ((4,), (4, 2)), ((1, 5), (5,)),
+                                    ((5,), (5, 1)), ((0, 3), (3,)), ((3,), (3, 0))])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.complex64])
+def test_matrix_vector(s1, s2, dtype):
+    rng = np.random.default_rng(0)
+    n1 = (rng.standard_normal(s1) * 4).astype(dtype)
+    n2 = (rng.standard_normal(s2) * 4).astype(dtype)
+    a, b = xp.asarray(n1), xp.asarray(n2)
+    quick = xp.matmul(a, b)
+    same_tree(quick, _linear_algebra._matmul(a, b))
+    assert quick._node.op is Op.SQUEEZE
+    np.testing.assert_allclose(np.asarray(quick), n1 @ n2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("s1, s2", [((3, 4), (5,)), ((4,), (5, 2)), ((4,), (4,))])
+def test_matrix_vector_others_take_the_general_path(s1, s2):
+    a, b = xp.ones(s1), xp.ones(s2)
+    if s1[-1] != s2[0]:
+        with pytest.raises(ValueError, match="inner sizes differ"):
+            a @ b
+    else:
+        assert (a @ b).shape == () and float(a @ b) == 4.0  # a vector dot: general path
+    m, v = xp.ones((3, 4), dtype=xp.float32), xp.ones(4)  # two dtypes: the general path
+    assert xp.matmul(m, v)._node.srcs[0].srcs[0].op is Op.ASTYPE
+
+
 @pytest.mark.parametrize("x1, x2", [("a", "b"), ("a", 2.5), (-1.0, "b")])
 def test_where(x1, x2):
     c = X > 5.0
