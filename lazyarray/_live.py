@@ -36,18 +36,19 @@ _VIEW_OPS = frozenset(op.value for op in VIEW)
 _marked: dict = {}  # id(node) -> weak reference to it, for the nodes marked (see above)
 
 
-def _excess(nodes: list, uses: list):
-    """Each node's references beyond its uses as a source (see ``_BASE``)."""
+def _held(nodes: list, uses: list, positions: list):
+    """Each node at ``positions`` with its references beyond its uses as a source (see
+    ``_BASE``); only the nodes that could be kept are counted."""
     count = sys.getrefcount
-    for i, n in enumerate(nodes):
-        yield i, count(n) - uses[i]
+    for i in positions:
+        yield i, count(nodes[i]) - uses[i]
 
 
 def _calibrate() -> int:
-    """References a node held by nobody has inside ``_excess`` (the list, the loop's
-    name, getrefcount's argument; measured, since Python versions differ)."""
+    """References a node held by nobody has inside ``_held`` (the list, getrefcount's
+    argument; measured, since Python versions differ)."""
     probe = [Node(Op.DATA, dt.float64, (), (), None, 0.0, None)]
-    return next(_excess(probe, [0]))[1]
+    return next(_held(probe, [0], [0]))[1]
 
 
 _BASE = _calibrate()
@@ -56,26 +57,31 @@ _BASE = _calibrate()
 def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> list:
     """Positions of the computed nodes of a walked graph (``cache.keyed_walk``) to compute
     with ``outputs`` and keep, marking the held ones not kept (see above)."""
+    outs = set(outputs)
+    largest = max([math.prod(nodes[i].shape) for i in outs] +
+                  [v.size for v in values if v is not None and hasattr(v, "size")])
     uses = [0] * len(nodes)
     free = [False] * len(nodes)
+    candidates = []
+    prod, views = math.prod, _VIEW_OPS
     for i, part in enumerate(parts):
         if len(part) < 5:  # a leaf
             free[i] = True
             continue
-        for p in part[4]:
+        srcs = part[4]
+        for p in srcs:
             uses[p] += 1
-        free[i] = part[0] in _VIEW_OPS and all(free[p] for p in part[4])
-    outs = set(outputs)
-    largest = max([math.prod(nodes[i].shape) for i in outs] +
-                  [v.size for v in values if v is not None and hasattr(v, "size")])
+        if part[0] in views and all(free[p] for p in srcs):
+            free[i] = True
+        elif values[i] is None and i not in outs and prod(nodes[i].shape) <= largest:
+            candidates.append(i)
     kept, marked = [], _marked
-    for i, extra in _excess(nodes, uses):
-        if values[i] is not None or free[i] or i in outs or math.prod(nodes[i].shape) > largest:
-            continue
-        if marked and id(nodes[i]) in marked and marked[id(nodes[i])]() is nodes[i]:
+    for i, extra in _held(nodes, uses, candidates):
+        node = nodes[i]
+        if marked and id(node) in marked and marked[id(node)]() is node:
             kept.append(i)
         elif extra > _BASE:
-            _mark(nodes[i])
+            _mark(node)
     return kept
 
 
