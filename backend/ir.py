@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+from operator import is_
 from typing import Any, Iterable, Union
 
 import numpy as np
@@ -472,25 +473,49 @@ def signature(op: Op, dtype: ScalarType, shape: Shape, srcs: tuple, arg: Any):
     return (i, leaves or (), epoch if epoch != NEVER else EPOCH)
 
 
+# where-tuples for the shortcuts of ``merge_leaves``: ``_FIRST[k]`` is (0, ..., k-1),
+# ``_AFTER_FIRST[k]`` is (1, ..., k)
+_FIRST = tuple(tuple(range(k)) for k in range(MAX_LEAVES + 1))
+_AFTER_FIRST = tuple(tuple(range(1, k + 1)) for k in range(MAX_LEAVES + 1))
+
+
 def merge_leaves(leaves: tuple, more: tuple) -> tuple:
     """(``leaves`` followed by those of ``more`` not among them, the position of each
-    of ``more`` in that tuple); ((), None) past ``MAX_LEAVES``."""
-    if len(more) == 1:  # one leaf (a scalar operand, most often): no list to build
-        leaf = more[0]
-        for i, m in enumerate(leaves):
-            if m is leaf:
-                return leaves, (i,)
-        if len(leaves) >= MAX_LEAVES:
+    of ``more`` in that tuple); ((), None) past ``MAX_LEAVES``.
+
+    Leaves are values matched by identity, so ``in`` compares their ids (an array's
+    ``==`` is elementwise).  The common shapes of a merge are answered without a loop
+    in Python: one leaf (a scalar operand), a scalar on the left of a graph, and one
+    side a prefix of the other (an operand combined with something made from it)."""
+    n, k = len(leaves), len(more)
+    if k == 1:
+        ids = list(map(id, leaves))
+        key = id(more[0])
+        if key in ids:
+            return leaves, (ids.index(key),)
+        if n >= MAX_LEAVES:
             return (), None
-        return leaves + more, (len(leaves),)
+        return leaves + more, (n,)
+    if n == 1 and id(leaves[0]) not in map(id, more):
+        if k >= MAX_LEAVES:
+            return (), None
+        return leaves + more, _AFTER_FIRST[k]
+    if k <= n:
+        if all(map(is_, more, leaves)):
+            return leaves, _FIRST[k]
+    elif all(map(is_, leaves, more)):  # more holds no more than MAX_LEAVES
+        return more, _FIRST[k]
+    return _merge(leaves, more)
+
+
+def _merge(leaves: tuple, more: tuple) -> tuple:
+    """``merge_leaves`` in general: positions found through a dict of identities."""
     merged = list(leaves)
+    pos = {id(m): i for i, m in enumerate(leaves)}
     where = []
     for leaf in more:
-        for i, m in enumerate(merged):
-            if m is leaf:
-                break
-        else:
-            i = len(merged)
+        i = pos.setdefault(id(leaf), len(merged))
+        if i == len(merged):
             merged.append(leaf)
         where.append(i)
     if len(merged) > MAX_LEAVES:

@@ -136,3 +136,54 @@ def test_clearing_the_cache_forgets_signatures(walks):
     w = walks[0]
     float(f(xp.asarray(x)))
     assert walks[0] == w + 1
+
+
+def _plain_merge(leaves, more):
+    """merge_leaves by its definition, one leaf at a time."""
+    merged, where = list(leaves), []
+    for leaf in more:
+        found = [i for i, m in enumerate(merged) if m is leaf]
+        if not found:
+            merged.append(leaf)
+        where.append(found[0] if found else len(merged) - 1)
+    if len(merged) > ir.MAX_LEAVES:
+        return (), None
+    return tuple(merged), tuple(where)
+
+
+def _leaf_tuples(rng, pool):
+    """Two leaf tuples of a random kind: each one's own leaves distinct, shaped like
+    the merges recording meets (a scalar on one side, a prefix, an overlap)."""
+    top = ir.MAX_LEAVES
+    n, k = (int(v) for v in rng.integers(0, top + 1, 2))
+    kind = rng.integers(6)
+    if kind == 0:
+        n = 1
+    elif kind == 1:
+        k = 1
+    perm = [pool[i] for i in rng.permutation(len(pool))]
+    leaves = tuple(perm[:n])
+    if kind == 2:  # more is a prefix of leaves, or leaves of more
+        return (leaves, leaves[:k]) if k <= n else (leaves, leaves + tuple(perm[n:k]))
+    if kind == 3:  # overlapping ranges of one order
+        start = int(rng.integers(0, n + 1))
+        return leaves, tuple(perm[start:start + k])
+    picks = rng.choice(len(perm), size=k, replace=False)
+    return leaves, tuple(perm[i] for i in picks)
+
+
+def test_merge_leaves_matches_the_plain_merge():
+    rng = np.random.default_rng(7)
+    # leaves are values: arrays (whose == is elementwise) and equal floats that are
+    # distinct objects (matched by identity, so distinct leaves)
+    pool = [np.arange(3.0) + i for i in range(ir.MAX_LEAVES)]
+    pool += [float(str(1.5)) for _ in range(ir.MAX_LEAVES + 2)]
+    kinds = set()
+    for _ in range(20_000):
+        leaves, more = _leaf_tuples(rng, pool)
+        got, want = ir.merge_leaves(leaves, more), _plain_merge(leaves, more)
+        assert [id(v) for v in got[0]] == [id(v) for v in want[0]], (leaves, more)
+        assert got[1] == want[1], (leaves, more)
+        kinds.add((len(leaves), len(more), got[1] is None))
+    assert any(none for _, _, none in kinds)  # past MAX_LEAVES was met
+    assert {(1, k) for k in range(2, 6)} <= {(n, k) for n, k, _ in kinds}
