@@ -8,6 +8,7 @@ computed until a materialization point (``bool()``, ``int()``, ``float()``,
 from __future__ import annotations
 
 import builtins
+import weakref
 from typing import Any, Optional
 
 import numpy as np
@@ -15,6 +16,9 @@ import numpy as np
 from . import _dtypes as dt
 from ._memory import MAX_ELEMENTS, check_shape
 from .backend.ir import NEVER, Dim, Node, Op
+from ._live import RECENT
+
+_recorded, _ref = RECENT.append, weakref.ref  # (see _live: siblings)
 
 _object_new = object.__new__
 _object_getattribute = object.__getattribute__
@@ -77,6 +81,8 @@ class Array:
     def _new(node: Node) -> "Array":
         obj = _object_new(Array)  # not Array(): that raises, for users
         obj._node = node
+        if node.value is None:
+            _recorded(_ref(obj))
         return obj
 
     # ------------------------------------------------------------------ attributes
@@ -299,6 +305,7 @@ class Array:
             raise TypeError(f"in-place operation would change dtype/shape from {self.dtype}"
                             f"{self.shape} to {result.dtype}{result.shape}")
         _rebind(self, result._node)  # a view's base sees the change, as in numpy
+        _recorded(_ref(self))  # a state updated in place is a sibling too (see _live)
         return self
 
     __hash__ = None  # arrays compare elementwise; they are not hashable
@@ -429,6 +436,7 @@ def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = N
         check_shape(shape, f"{arg.name if op is Op.EXTERNAL else op.value}()")
     obj = _object_new(Array)
     obj._node = Node(op, dtype, shape, srcs, arg)
+    _recorded(_ref(obj))
     return obj
 
 

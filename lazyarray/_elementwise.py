@@ -15,7 +15,7 @@ from typing import Union
 import numpy as np
 
 from . import _dtypes as dt
-from ._array_object import Array, foreign_array_error, is_foreign_array, record
+from ._array_object import Array, _recorded, _ref, foreign_array_error, is_foreign_array, record
 from ._memory import MAX_ELEMENTS
 from ._manipulation import broadcast_shapes, broadcast_to, cast, check_array
 from .backend import ir
@@ -249,6 +249,7 @@ def _make_unary(name: str, op: Op, category: str, result: str):
                 out = _object_new(Array)
                 out._node = Node(op, rd, node.shape, (node,), None, None,
                                  sig and derived(ids, sig[0], sig))
+                _recorded(_ref(out))
                 return out
         _check_category(name, category, check_array(x, name).dtype)
         return record(op, _result_dtype(result, x.dtype), x._node.shape, (x._node,))
@@ -312,6 +313,7 @@ def _make_binary(name: str, op: Op, category: str, result: str):
                         sig = None
                     out = _object_new(Array)
                     out._node = Node(op, rd, shape, (n1, n2), None, None, sig)
+                    _recorded(_ref(out))
                     return out
             return fallback(x1, x2)
         return fn

@@ -22,18 +22,41 @@ data) are never kept: recomputing them is free.  Nor is a node larger than the l
 array the graph reads or computes for its outputs: keeping it would allocate memory
 the program did not need (an outer product of two vectors summed to a scalar), and
 may not fit at all.
+
+Siblings.  A loop that updates its state before reading its loss (``w, loss =
+step(w); float(loss)``) holds the new state, unevaluated, when the loss is read: the
+next loss then reads a state recorded before that evaluation, so its graph spans two
+iterations and its signature is stale (``ir.EPOCH``): every read walks and plans it.
+So an evaluation also computes its targets' *siblings*: the arrays recorded since the
+last materialization that the user still holds and nothing else uses (no node of any
+graph holds their node: read from its reference count), that read a node the
+targets' graph computes other than a target (``sharing``: evaluated later, they would
+compute it again), and that are no larger than the largest array the targets read or
+compute.  Every iteration then starts from evaluated state and its graph is the same
+fresh structure: the joint signature's program runs it without a walk (a joint
+program exists only for candidates a walk admitted).  ``RECENT`` remembers the
+recorded arrays by weak reference, at most ``RECENT_MAX`` of them (the latest), and
+each materialization empties it.  A sibling whose computation fails leaves the
+targets computed alone: its error is raised when it is itself evaluated.  (An array
+that is a view keeps its base's Array, which holds the same node: never a sibling.)
 """
 from __future__ import annotations
 
 import math
 import sys
 import weakref
+from collections import deque
 
+from .backend import ir
 from .backend.ir import VIEW, Node, Op
 from . import _dtypes as dt
 
+_object_getattribute = object.__getattribute__
+
 _VIEW_OPS = frozenset(op.value for op in VIEW)
 _marked: dict = {}  # id(node) -> weak reference to it, for the nodes marked (see above)
+RECENT_MAX = 256
+RECENT: deque = deque(maxlen=RECENT_MAX)  # weak references to arrays recorded (see above)
 
 
 def _held(nodes: list, uses: list, positions: list):
@@ -88,3 +111,90 @@ def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> list:
 def _mark(node: Node) -> None:
     key = id(node)
     _marked[key] = weakref.ref(node, lambda _, key=key: _marked.pop(key, None))
+
+
+def _node_refs(node: Node) -> int:
+    return sys.getrefcount(node)
+
+
+class _Holder:
+    __slots__ = ("_node",)
+
+
+def _only_its_array() -> int:
+    """References a node held by its Array only has where ``siblings`` counts them
+    (measured the same way, since Python versions differ)."""
+    holder = _Holder()
+    holder._node = Node(Op.DATA, dt.float64, (), (), None, 0.0, None)
+    node = _object_getattribute(holder, "_node")
+    return _node_refs(node)
+
+
+_ONLY_ITS_ARRAY = _only_its_array()
+
+
+def candidates(targets: list) -> list:
+    """The nodes that may be siblings (see above) of the nodes ``targets``, in
+    recording order: all but the test of a shared computed node (``sharing``, which
+    needs the targets' walk); empties ``RECENT``."""
+    recent = list(RECENT)
+    RECENT.clear()
+    epoch = ir.EPOCH
+    reads, largest = set(), 0
+    for t in targets:
+        largest = max(largest, _size(t.shape))
+        if t.sig is not None:
+            for v in t.sig[1]:
+                reads.add(id(v))
+                largest = max(largest, getattr(v, "size", 1))
+    found = []
+    for ref in recent:
+        a = ref()
+        if a is None:
+            continue
+        node = _object_getattribute(a, "_node")
+        sig = node.sig
+        if (sig is None or sig[2] != epoch or node.value is not None
+                or _node_refs(node) != _ONLY_ITS_ARRAY or node in targets
+                or not 0 < _size(node.shape) <= largest
+                or not any(id(v) in reads for v in sig[1])):
+            continue
+        found.append(node)
+    return found
+
+
+def _size(shape: tuple) -> int:
+    """Elements of a shape; 0 for a symbolic one (never a sibling)."""
+    n = 1
+    for d in shape:
+        if type(d) is not int:
+            return 0
+        n *= d
+    return n
+
+
+_SEARCH = 64  # nodes a sibling's graph is searched for a shared computed node
+
+
+def sharing(nodes: list, values: list, targets: list, found: list) -> list:
+    """Those of ``found`` (``candidates``) whose graphs read a node the targets' walk
+    (``nodes``, ``values``: ``cache.keyed_walk``) computes, other than a target: they
+    would compute it again later (the next state reads the gradient the loss
+    computed), so they are siblings."""
+    inner = {id(n) for n, v in zip(nodes, values) if v is None}
+    inner.difference_update(map(id, targets))
+    out = []
+    for c in found:
+        stack, seen, budget = [c], {id(c)}, _SEARCH
+        while stack and budget:
+            n = stack.pop()
+            budget -= 1
+            if id(n) in inner:
+                out.append(c)
+                break
+            if n.value is None:
+                for src in n.srcs:
+                    if id(src) not in seen:
+                        seen.add(id(src))
+                        stack.append(src)
+    return out

@@ -77,46 +77,111 @@ def placeholders_of(roots: list) -> list:
 # --------------------------------------------------------------------------- materialization
 
 def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
-    """Compute the values of ``arrays`` in one compiled program; returns numpy arrays."""
-    if len(arrays) == 1:
-        n = arrays[0]._node
-        sig = n.sig
-        if sig is not None and sig[2] == ir.EPOCH and n.value is None:
-            fast = PROGRAMS.by_signature.get(sig[0])
-            if fast is not None:  # a graph of this structure ran before: no walk
-                v = fast[0](sig[1])
-                ir.evaluated(n, v, fast[1])
-                return [v]
+    """Compute the values of ``arrays`` in one compiled program; returns numpy arrays.
+
+    The program also computes the arrays' siblings (``_live``: the state a loop
+    updated before reading its loss), unless that fails: then they stay lazy."""
+    roots = [a._node for a in arrays]
+    _compute(roots, _live.candidates(roots) if _live.RECENT else (), what)
+    return [a._node.value for a in arrays]
+
+
+def _compute(roots: list, maybe: Sequence, what: str) -> None:
+    """Give the nodes ``roots`` their values, and those of ``maybe`` (``_live``
+    candidates) that turn out to be siblings: by a signature's program if one ran
+    before, else through a walk."""
+    keyed = roots + list(maybe)
+    if maybe:  # known with these candidates, or walked to tell which are siblings
+        try:
+            if _run_known(keyed):
+                return
+        except Exception:  # a sibling's error is raised when it is evaluated itself
+            return _compute(roots, (), what)
+    elif _run_known(roots):
+        return
     pending = []
-    for a in arrays:
-        n = a._node
+    for n in roots:
         if n.value is None:
             if n not in pending:  # nodes compare by identity
                 pending.append(n)
         elif n.op is Op.SCALAR and not isinstance(n.value, np.ndarray):
             n.value = np.asarray(n.value, dtype=n.dtype.np)
-    if pending:
+    if not pending:
+        return
+    asked = len(pending)
+    try:
         # The collector waits while the graph is walked and planned and its program
         # remembered (everything but the native run): each collection would traverse the
         # whole live graph (a 10,000-op chain spent more time in collections than in
         # planning).
         with gc_paused():
-            runner, inputs, scal, walk, live = _plan(pending, what)
-        if runner is not None:
-            outs = runner(inputs, scal)
-            with gc_paused():
-                nodes, values = walk or (None, None)
-                if len(pending) == 1 and not live and nodes is not None:
-                    _remember(pending[0], runner, nodes, values)
-                for n, v in zip(pending + [nodes[i] for i in live], outs):
-                    ir.evaluated(n, v)
-    return [a._node.value for a in arrays]
+            runner, inputs, scal, walk, live = _plan(pending, what, maybe)
+        if runner is None:
+            return
+        outs = runner(inputs, scal)
+    except Exception:
+        if len(pending) == asked:
+            raise
+        # a sibling's error is raised when it is evaluated itself
+        return _compute(roots, (), what)
+    with gc_paused():
+        nodes, values = walk or (None, None)
+        if not live and nodes is not None:
+            _remember(keyed, pending, runner, nodes, values)
+        for n, v in zip(pending + [nodes[i] for i in live], outs):
+            ir.evaluated(n, v)
 
 
-def _plan(pending: list, what: str) -> tuple:
+def _run_known(roots: list) -> bool:
+    """Run the program remembered for the structure of ``roots`` (``_remember``), if
+    there is one and they are all unevaluated; False when there is none."""
+    if len(roots) == 1:
+        n = roots[0]
+        sig = n.sig
+        if sig is not None and sig[2] == ir.EPOCH and n.value is None:
+            fast = PROGRAMS.by_signature.get(sig[0])
+            if fast is not None:  # a graph of this structure ran before: no walk
+                ir.evaluated(n, fast[0](sig[1]), fast[1])
+                return True
+        return False
+    joint = _joint_signature(roots)
+    fast = joint and PROGRAMS.by_signature.get(joint[0])
+    if not fast:
+        return False
+    run, leaf_ids, picks = fast
+    for p, v, leaf in zip(picks, run(joint[1]), leaf_ids):
+        ir.evaluated(roots[p], v, leaf)
+    return True
+
+
+def _joint_signature(roots: list):
+    """(key, leaves) naming the structure of several unevaluated, distinct nodes
+    together (their signatures' ids with each one's leaf positions in the merged
+    leaves), or None when one has no current signature."""
+    parts, leaves, epoch = [], None, ir.EPOCH
+    for n in roots:
+        sig = n.sig
+        if sig is None or sig[2] != epoch or n.value is not None:
+            return None
+        k, ls = sig[0], sig[1]
+        if leaves is None or ls is leaves:
+            leaves = ls
+            parts.append(k)
+        else:
+            leaves, where = ir.merge_leaves(leaves, ls)
+            if not leaves:
+                return None
+            parts.append((k, where))
+    if len({id(n) for n in roots}) != len(roots):
+        return None
+    return tuple(parts), leaves
+
+
+def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
     """(runner, inputs, packed scalars, the walk (nodes, values), positions of the nodes
     it also computes and keeps, ``_live``) for the nodes of ``pending`` still unevaluated
-    (``pending`` is updated); runner None when none is."""
+    (``pending`` is updated, the siblings among ``maybe`` appended); runner None when
+    none is."""
     while pending:
         # Another thread may evaluate part of this graph meanwhile: the walk reads each
         # node's value once and everything below (key, inputs, the graph copy a cache
@@ -127,7 +192,11 @@ def _plan(pending: list, what: str) -> tuple:
                 pending[:] = [n for n, j in zip(pending, outputs) if values[j] is None]
                 break
         else:
-            break
+            more = _live.sharing(nodes, values, pending, maybe) if maybe and not phs else ()
+            if not more:
+                break
+            pending.extend(more)  # walked again with them, once
+            maybe = ()
     if not pending:
         return None, None, None, None, None
     if phs:
@@ -146,18 +215,27 @@ def _plan(pending: list, what: str) -> tuple:
     return runner, inputs, scal, (nodes, values), live
 
 
-_MAX_FAST = 1024  # entries of PROGRAMS.by_signature: (run(leaves) -> value, the root's leaf id)
+_MAX_FAST = 1024  # entries of PROGRAMS.by_signature: (run(leaves) -> value(s), leaf id(s))
 
 
-def _remember(root: Node, runner, nodes: list, values: list) -> None:
-    """Let the next graph of ``root``'s structure run ``runner`` without a walk, if
-    this graph had no evaluated node inside (all its buffers and scalars are
-    leaves of its signature).  (A graph with nodes to keep, ``_live``, has one.)"""
-    sig = root.sig
-    if sig is None or sig[2] != ir.EPOCH:
-        return
+def _remember(roots: list, computed: list, runner, nodes: list, values: list) -> None:
+    """Let the next graph of the structure of ``roots`` (one node, or several under
+    their ``_joint_signature``) run ``runner``, which computed the nodes ``computed``
+    among them, without a walk, if this graph had no evaluated node inside (all its
+    buffers and scalars are leaves of its signature).  (A graph with nodes to keep,
+    ``_live``, has one.)"""
+    if len(roots) == 1:
+        sig = roots[0].sig
+        if sig is None or sig[2] != ir.EPOCH:
+            return
+        key, leaves = sig[0], sig[1]
+    else:
+        joint = _joint_signature(roots)
+        if joint is None:
+            return
+        key, leaves = joint
     sched = runner.schedule
-    where = {id(v): i for i, v in enumerate(sig[1])}
+    where = {id(v): i for i, v in enumerate(leaves)}
     inputs = [where.get(id(values[j])) for j in sched.buffers[:sched.n_inputs]]
     scalars = [where.get(id(nodes[j].value)) for j in sched.scalars]
     if None in inputs or None in scalars:
@@ -166,15 +244,22 @@ def _remember(root: Node, runner, nodes: list, values: list) -> None:
     if len(fast) >= _MAX_FAST:
         fast.clear()
     dtypes = [nodes[j].dtype for j in sched.scalars]
-    fast[sig[0]] = (_leaf_runner(runner, tuple(inputs), tuple(zip(scalars, dtypes))),
-                     ir.leaf_id(root.op, root.dtype, root.shape))
+    single = len(roots) == 1
+    run = _leaf_runner(runner, tuple(inputs), tuple(zip(scalars, dtypes)), single)
+    ids = tuple(ir.leaf_id(r.op, r.dtype, r.shape) for r in computed)
+    if single:
+        fast[key] = (run, ids[0])
+    else:  # which of roots the program computes (candidates that were no siblings: not)
+        position = {id(r): i for i, r in enumerate(roots)}
+        fast[key] = (run, ids, tuple(position[id(r)] for r in computed))
 
 
-def _leaf_runner(runner, inputs: tuple, scalars: tuple) -> Callable:
+def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callable:
     """A function of a signature's leaves running ``runner`` on them (through its
-    native front door once that is open); ``scalars``: (leaf position, dtype)."""
+    native front door once that is open) and returning its output (``single``) or
+    outputs; ``scalars``: (leaf position, dtype)."""
     fallback = dispatch.FALLBACK
-    if not scalars:
+    if not scalars and single:
         def run(leaves: tuple):
             args = [leaves[i] for i in inputs] if len(inputs) != 1 else [leaves[inputs[0]]]
             door = runner.door
@@ -186,8 +271,10 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple) -> Callable:
         return run
 
     def run_with_scalars(leaves: tuple):
-        return runner([leaves[i] for i in inputs],
-                      runtime.pack_values([(leaves[i], d) for i, d in scalars]))[0]
+        outs = runner([leaves[i] for i in inputs],
+                      runtime.pack_values([(leaves[i], d) for i, d in scalars])
+                      if scalars else None)
+        return outs[0] if single else outs
     return run_with_scalars
 
 

@@ -12,7 +12,7 @@ from typing import Optional, Union
 
 
 from . import _dtypes as dt
-from ._array_object import Array, record
+from ._array_object import Array, _recorded, _ref, record
 from ._manipulation import (broadcast_to, cast, check_array, concat, normalize_axes,
                             normalize_axis)
 from .backend import ir
@@ -87,6 +87,7 @@ def _reduce_all(op: Op, x: Array, keepdims: bool) -> Array:
     out._node = Node(op, node.dtype, (1,) * n if keepdims else (), (node,),
                      (_ALL_AXES[n], keepdims), None,
                      sig and ir.derived_signature(_IDS, (op, sig[0], keepdims), sig))
+    _recorded(_ref(out))
     return out
 
 

@@ -74,3 +74,16 @@ def run_symbolic(f, value, dtype=xp.float64):
     """``f`` traced on a placeholder of ``value``'s rank with symbolic sizes, run on ``value``."""
     p = xp.placeholder(tuple(f"d{i}" for i in range(np.ndim(value))), dtype, name="p")
     return xp.compile(f(p), inputs=[p])(value)
+
+
+def count_walks(monkeypatch) -> list:
+    """A one-item list counting the graph walks of materializations from now on (the
+    path without a known signature)."""
+    from lazyarray import _program
+    count, real = [0], _program.keyed_walk
+
+    def counting(roots):
+        count[0] += 1
+        return real(roots)
+    monkeypatch.setattr(_program, "keyed_walk", counting)
+    return count

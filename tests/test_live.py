@@ -3,9 +3,12 @@ import gc
 import weakref
 
 import numpy as np
+import pytest
 
 import lazyarray as xp
 from lazyarray.backend.cache import PROGRAMS
+
+from helpers import count_walks
 
 
 def _descent(mod, X, y, iters, held=True):
@@ -118,3 +121,84 @@ def test_the_evaluated_history_is_freed():
     gc.collect()
     assert first() is None         # no evaluated node keeps its sources alive
     np.testing.assert_array_equal(np.asarray(acc), np.full(10, 10.0))
+
+
+def test_the_state_updated_before_the_read_is_computed_with_it(monkeypatch):
+    Xn, yn = _data()
+    X, y = xp.asarray(Xn), xp.asarray(yn)
+    _descent(xp, X, y, 4)  # the loop's structures: loss and new state in one program
+    walks = count_walks(monkeypatch)
+    w, losses = _descent(xp, X, y, 30)
+    assert walks[0] == 0  # every read ran a known structure: no graph walked
+    wn, ln = _descent(np, Xn, yn, 30)
+    np.testing.assert_allclose(losses, ln, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-12)
+
+
+def test_arrays_that_share_no_computed_node_stay_lazy():
+    x = xp.asarray(np.arange(5.0))
+    a = x + 1  # reads the target's leaf only
+    y = xp.exp(x)
+    z = xp.sum(y * 2.0)  # reads the target itself: nothing computed twice later
+    xp.evaluate(y)
+    assert a._node.value is None and z._node.value is None
+    t = xp.sum(x * 3.0)
+    assert float(t) == 30.0
+    assert a._node.value is None and z._node.value is None
+
+
+def test_a_sibling_is_computed_with_the_read():
+    x = xp.asarray(np.arange(5.0))
+    r = x * 2.0
+    loss = xp.sum(r * r)
+    w = r - 1.0
+    del r
+    assert float(loss) == float(np.sum((np.arange(5.0) * 2) ** 2))
+    assert w._node.value is not None  # computed in the same program
+    assert np.array_equal(np.asarray(w), np.arange(5.0) * 2 - 1)
+
+
+def test_a_failing_sibling_leaves_the_read_alone():
+    x = xp.asarray(np.arange(5.0))
+    r = x * 2.0
+    bad = xp.take_along_axis(r, xp.asarray(np.array([0, 7])) * 1, axis=0)  # 7: out of bounds
+    loss = xp.sum(r * r)
+    del r
+    assert float(loss) == float(np.sum((np.arange(5.0) * 2) ** 2))
+    assert bad._node.value is None
+    with pytest.raises(IndexError):
+        np.asarray(bad)
+
+
+def test_siblings_larger_than_the_read_are_not_computed():
+    x = xp.asarray(np.arange(50.0))
+    r = x * 2.0
+    outer = r[:, None] * r[None, :]  # 2,500 elements: more than the read touches
+    loss = xp.sum(r)
+    del r
+    assert float(loss) == 2450.0
+    assert outer._node.value is None
+
+
+def test_the_recent_arrays_are_bounded_and_not_kept_alive():
+    from lazyarray import _live
+    x = xp.asarray(np.arange(3.0))
+    ys = [x + float(i) for i in range(3 * _live.RECENT_MAX)]
+    assert len(_live.RECENT) <= _live.RECENT_MAX
+    probe = weakref.ref(ys[-1])
+    del ys
+    assert probe() is None  # without the collector
+
+
+def test_a_sibling_failing_in_a_known_structure_leaves_the_read_alone():
+    x = xp.asarray(np.arange(5.0))
+
+    def step(indices):
+        r = x * 2.0
+        return xp.take_along_axis(r, xp.asarray(np.array(indices)) * 1, axis=0), xp.sum(r * r)
+    picked, loss = step([0, 3])
+    assert float(loss) == 120.0 and picked._node.value is not None  # computed with it
+    picked, loss = step([0, 7])  # the same structure, now with an index out of bounds
+    assert float(loss) == 120.0
+    with pytest.raises(IndexError):
+        np.asarray(picked)

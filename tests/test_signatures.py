@@ -7,23 +7,15 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _program
 from lazyarray.backend import ir
 
-from helpers import misses
+from helpers import count_walks, misses
 
 
 @pytest.fixture
 def walks(monkeypatch):
     """How many times materialize walked a graph (the path without a signature)."""
-    count = [0]
-    real = _program.keyed_walk
-
-    def counting(roots):
-        count[0] += 1
-        return real(roots)
-    monkeypatch.setattr(_program, "keyed_walk", counting)
-    return count
+    return count_walks(monkeypatch)
 
 
 def f(x):
