@@ -23,6 +23,14 @@ array the graph reads or computes for its outputs: keeping it would allocate mem
 the program did not need (an outer product of two vectors summed to a scalar), and
 may not fit at all.
 
+States.  A node kept because it was met again is taken for a loop's state: its kind
+(``state_key``: op, dtype, shape, parameter and its sources' ops, dtypes and shapes)
+goes into ``STATES``, and a node of that kind that the user holds, recorded since the
+last materialization, is computed and kept the first time an evaluation meets it (it is
+a candidate below, found inside the targets' graph).  So ``acc = acc + v;
+float(sum(acc))`` computes one step per iteration, and its graph has one fresh
+structure whose program runs without a walk.
+
 Siblings.  A loop that updates its state before reading its loss (``w, loss =
 step(w); float(loss)``) holds the new state, unevaluated, when the loss is read: the
 next loss then reads a state recorded before that evaluation, so its graph spans two
@@ -47,6 +55,8 @@ import sys
 import weakref
 from collections import deque
 
+import numpy as np
+
 from .backend import ir
 from .backend.ir import VIEW, Node, Op
 from . import _dtypes as dt
@@ -55,6 +65,8 @@ _object_getattribute = object.__getattribute__
 
 _VIEW_OPS = frozenset(op.value for op in VIEW)
 _marked: dict = {}  # id(node) -> weak reference to it, for the nodes marked (see above)
+STATES: set = set()  # structure ids of nodes kept when met again (see above)
+_MAX_STATES = 4096
 RECENT_MAX = 256
 RECENT: deque = deque(maxlen=RECENT_MAX)  # weak references to arrays recorded (see above)
 
@@ -103,9 +115,28 @@ def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> list:
         node = nodes[i]
         if marked and id(node) in marked and marked[id(node)]() is node:
             kept.append(i)
+            key = state_key(node)  # a state: its next versions are kept at once
+            if key is not None:
+                if len(STATES) >= _MAX_STATES:
+                    STATES.clear()
+                STATES.add(key)
         elif extra > _BASE:
             _mark(node)
     return kept
+
+
+def state_key(node: Node):
+    """What tells a loop's state from its next version (``STATES``): the node's op,
+    dtype, shape and parameter and those of its sources (its signature would not do:
+    it spans the history recorded before the state was first kept); None when its
+    parameter cannot be hashed."""
+    key = (node.op, node.dtype, node.shape, node.arg,
+           tuple([(s.op, s.dtype, s.shape) for s in node.srcs]))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _mark(node: Node) -> None:
@@ -113,21 +144,19 @@ def _mark(node: Node) -> None:
     _marked[key] = weakref.ref(node, lambda _, key=key: _marked.pop(key, None))
 
 
-def _node_refs(node: Node) -> int:
-    return sys.getrefcount(node)
-
-
 class _Holder:
     __slots__ = ("_node",)
 
 
 def _only_its_array() -> int:
-    """References a node held by its Array only has where ``siblings`` counts them
-    (measured the same way, since Python versions differ)."""
+    """References a node held by its Array only has where ``candidates`` counts them
+    (an Array's, the loop's name, getrefcount's argument: counted the same way, since
+    Python versions differ)."""
     holder = _Holder()
     holder._node = Node(Op.DATA, dt.float64, (), (), None, 0.0, None)
-    node = _object_getattribute(holder, "_node")
-    return _node_refs(node)
+    for a in (holder,):
+        node = _object_getattribute(a, "_node")
+        return sys.getrefcount(node)
 
 
 _ONLY_ITS_ARRAY = _only_its_array()
@@ -137,30 +166,31 @@ def candidates(targets: list) -> list:
     """The nodes that may be siblings (see above) of the nodes ``targets``, in
     recording order: all but the test of a shared computed node (``sharing``, which
     needs the targets' walk); empties ``RECENT``."""
-    recent = list(RECENT)
+    alive = [ref() for ref in RECENT]
     RECENT.clear()
-    epoch = ir.EPOCH
-    reads, largest = set(), 0
-    for t in targets:
-        largest = max(largest, _size(t.shape))
-        if t.sig is not None:
-            for v in t.sig[1]:
-                reads.add(id(v))
-                largest = max(largest, getattr(v, "size", 1))
-    found = []
-    for ref in recent:
-        a = ref()
+    epoch, found, count, only = ir.EPOCH, [], sys.getrefcount, _ONLY_ITS_ARRAY
+    for a in alive:  # the cheap tests first: most recorded arrays are gone or used
         if a is None:
             continue
         node = _object_getattribute(a, "_node")
         sig = node.sig
-        if (sig is None or sig[2] != epoch or node.value is not None
-                or _node_refs(node) != _ONLY_ITS_ARRAY or node in targets
-                or not 0 < _size(node.shape) <= largest
-                or not any(id(v) in reads for v in sig[1])):
+        if sig is None or node.value is not None:
             continue
-        found.append(node)
-    return found
+        if count(node) == only:
+            if sig[2] == epoch:
+                found.append(node)
+        elif STATES and state_key(node) in STATES:
+            found.append(node)
+    if not found:
+        return found
+    reads, largest = set(), max(_size(t.shape) for t in targets)
+    for t in targets:
+        if t.sig is not None:
+            leaves = t.sig[1]
+            reads.update(map(id, leaves))
+            largest = max([largest] + [v.size for v in leaves if type(v) is np.ndarray])
+    return [n for n in found if n not in targets and 0 < _size(n.shape) <= largest
+            and not reads.isdisjoint(map(id, n.sig[1]))]
 
 
 def _size(shape: tuple) -> int:

@@ -202,3 +202,25 @@ def test_a_sibling_failing_in_a_known_structure_leaves_the_read_alone():
     assert float(loss) == 120.0
     with pytest.raises(IndexError):
         np.asarray(picked)
+
+
+def test_a_state_read_through_its_sum_runs_one_step_without_a_walk(monkeypatch):
+    vn = np.linspace(0, 1, 50)
+    v = xp.asarray(vn)
+
+    def accumulate(mod, v, iters):
+        acc, sums = mod.zeros(v.shape[0]), []
+        for i in range(iters):
+            acc = acc + v * float(i)
+            sums.append(float(mod.sum(acc)))
+        return acc, sums
+    accumulate(xp, v, 6)  # the first iterations' structures, and acc's kind as a state
+    walks = count_walks(monkeypatch)
+    acc, sums = accumulate(xp, v, 6)
+    assert walks[0] <= 3  # the first iterations walk, the rest run a known program
+    before = walks[0]
+    acc, sums = accumulate(xp, v, 40)
+    assert walks[0] - before <= 3
+    want, want_sums = accumulate(np, vn, 40)
+    np.testing.assert_allclose(sums, want_sums, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(acc), want, rtol=1e-12)
