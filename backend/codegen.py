@@ -117,11 +117,13 @@ class ModuleBuilder:
             self._decls[name] = fn
         return fn
 
-    def libm(self, b: ir.IRBuilder, name: str, ty: ir.Type, *args) -> ir.Value:
-        """A call of C math function ``name`` (its 'f' variant for float32)."""
+    def libm(self, b: ir.IRBuilder, name: str, ty: ir.Type, *args,
+             vector: bool = True) -> ir.Value:
+        """A call of C math function ``name`` (its 'f' variant for float32); with
+        ``vector`` the loop vectoriser may call its libmvec variants instead."""
         name += "f" if ty == F32 else ""
         call = b.call(self.declare(name, ty, [ty] * len(args)), list(args))
-        attrs = self.vector_abi(name, ty, len(args))
+        attrs = self.vector_abi(name, ty, len(args)) if vector else ()
         if attrs:
             call.attributes = _RawAttrs(attrs)
         return call

@@ -3,7 +3,7 @@
 Complex values are pairs of real register values here; codegen packs them
 into ``{T, T}`` structs.  No C99 ``_Complex`` function is called (their ABI
 is not that of an LLVM struct): every function is built from real libm calls
-and selects, with no branches, so loops stay simple and vectorisable.
+and selects, with no branches; their libm calls stay scalar (see ``Math.call``).
 
 Special values follow the array API standard's tables (C99 Annex G).  Each
 function computes its generic formula and then selects the special cases,
@@ -130,7 +130,12 @@ class Math:
         return tuple(self.sel(p, u, v) for u, v in zip(z, w))
 
     def call(self, name: str, *args) -> Real:
-        return Real(self, self.mb.libm(self.b, name, self.ty, *[self.val(a) for a in args]))
+        # Scalar libm only: libmvec's variants differ from libm in the last bits and run
+        # only in a loop's vector body, so z and conj(z) in one array gave results that
+        # were not conjugates (and differed from numpy's, which calls glibc's scalar
+        # complex functions, built on the same libm calls as these).
+        return Real(self, self.mb.libm(self.b, name, self.ty, *[self.val(a) for a in args],
+                                       vector=False))
 
     def _intr(self, name: str, *args) -> Real:
         fn = self.mb.intrinsic(name, self.ty, len(args))
