@@ -31,6 +31,10 @@ a candidate below, found inside the targets' graph).  So ``acc = acc + v;
 float(sum(acc))`` computes one step per iteration, and its graph has one fresh
 structure whose program runs without a walk.
 
+Held nodes that the program writes to a buffer of its own anyway (``buffered``: a
+reduction read by a larger elementwise op, a matrix product) are kept the first time:
+that costs no kernel, only the buffer's survival.  Their kinds become states too.
+
 Siblings.  A loop that updates its state before reading its loss (``w, loss =
 step(w); float(loss)``) holds the new state, unevaluated, when the loss is read: the
 next loss then reads a state recorded before that evaluation, so its graph spans two
@@ -89,9 +93,10 @@ def _calibrate() -> int:
 _BASE = _calibrate()
 
 
-def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> list:
-    """Positions of the computed nodes of a walked graph (``cache.keyed_walk``) to compute
-    with ``outputs`` and keep, marking the held ones not kept (see above)."""
+def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> tuple:
+    """(positions of the computed nodes of a walked graph (``cache.keyed_walk``) to
+    compute with ``outputs`` and keep, positions of the held ones not kept), marking
+    the latter (see above)."""
     outs = set(outputs)
     largest = max([math.prod(nodes[i].shape) for i in outs] +
                   [v.size for v in values if v is not None and hasattr(v, "size")])
@@ -110,19 +115,37 @@ def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> list:
             free[i] = True
         elif values[i] is None and i not in outs and prod(nodes[i].shape) <= largest:
             candidates.append(i)
-    kept, marked = [], _marked
+    kept, held, marked = [], [], _marked
     for i, extra in _held(nodes, uses, candidates):
         node = nodes[i]
         if marked and id(node) in marked and marked[id(node)]() is node:
             kept.append(i)
-            key = state_key(node)  # a state: its next versions are kept at once
-            if key is not None:
-                if len(STATES) >= _MAX_STATES:
-                    STATES.clear()
-                STATES.add(key)
+            _note_state(node)  # a state: its next versions are kept at once
         elif extra > _BASE:
             _mark(node)
-    return kept
+            held.append(i)
+    return kept, held
+
+
+def buffered(nodes: list, held: list, sched) -> list:
+    """Those of the held nodes at positions ``held`` (``keep``) that ``sched`` writes to
+    a buffer of their own anyway (a reduction that a larger elementwise op reads, a
+    matrix product): keeping them costs no kernel, only the buffer's survival.  Their
+    kinds become states (see above), so the next graph of the same code keeps them too
+    and has one fresh structure."""
+    slots = set(sched.buffers[sched.n_inputs:])
+    found = [i for i in held if i in slots]
+    for i in found:
+        _note_state(nodes[i])
+    return found
+
+
+def _note_state(node: Node) -> None:
+    key = state_key(node)
+    if key is not None:
+        if len(STATES) >= _MAX_STATES:
+            STATES.clear()
+        STATES.add(key)
 
 
 def state_key(node: Node):
@@ -166,8 +189,9 @@ def candidates(targets: list) -> list:
     """The nodes that may be siblings (see above) of the nodes ``targets``, in
     recording order: all but the test of a shared computed node (``sharing``, which
     needs the targets' walk); empties ``RECENT``."""
-    alive = [ref() for ref in RECENT]
+    recent = list(RECENT)  # one C call: another thread's append cannot break it
     RECENT.clear()
+    alive = [ref() for ref in recent]
     epoch, found, count, only = ir.EPOCH, [], sys.getrefcount, _ONLY_ITS_ARRAY
     for a in alive:  # the cheap tests first: most recorded arrays are gone or used
         if a is None:

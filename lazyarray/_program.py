@@ -205,9 +205,13 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
             roots, (engine,) = list(pending), engines
             return (lambda inputs, scal: engine(roots)), None, None, None, ()
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
-    live = _live.keep(nodes, values, keys[0], outputs)
-    runner, made = PROGRAMS.runner(lambda: snapshot_of(nodes, values, keys[0]),
-                                   outputs + tuple(live), keys, {})
+    live, held = _live.keep(nodes, values, keys[0], outputs)
+    snap = lambda: snapshot_of(nodes, values, keys[0])  # noqa: E731 - on a miss only
+    runner, made = PROGRAMS.runner(snap, outputs + tuple(live), keys, {})
+    more = _live.buffered(nodes, held, runner.schedule) if held else ()
+    if more:  # held nodes the program writes to memory anyway: kept for free
+        live = live + more
+        runner, made = PROGRAMS.runner(snap, outputs + tuple(live), keys, {})
     check_allocation_once(runner.allocs, what)
     sched = runner.schedule
     inputs = list(map(values.__getitem__, sched.buffers[:sched.n_inputs]))

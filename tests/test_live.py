@@ -1,5 +1,6 @@
 """Live arrays: what a materialization also computes because something still holds it."""
 import gc
+import sys
 import weakref
 
 import numpy as np
@@ -224,3 +225,59 @@ def test_a_state_read_through_its_sum_runs_one_step_without_a_walk(monkeypatch):
     want, want_sums = accumulate(np, vn, 40)
     np.testing.assert_allclose(sums, want_sums, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(acc), want, rtol=1e-12)
+
+
+def test_held_nodes_written_to_memory_anyway_are_kept_at_once(monkeypatch):
+    xn = np.random.default_rng(5).normal(5, 2, (40, 7))
+    x = xp.asarray(xn)
+
+    def standardise():
+        mu = xp.mean(x, axis=0)
+        sd = xp.std(x, axis=0)
+        return (x - mu) / sd, mu, sd  # the caller holds all three
+    z, mu, sd = standardise()
+    before = _kernel_runs()
+    np.asarray(z)
+    runs = _kernel_runs() - before
+    assert mu.attached_value is not None and sd.attached_value is not None
+    z2 = (x - xp.mean(x, axis=0)) / xp.std(x, axis=0)  # the same, nothing held
+    before = _kernel_runs()
+    np.asarray(z2)
+    assert _kernel_runs() - before == runs  # keeping them cost no kernel
+    walks = count_walks(monkeypatch)
+    for _ in range(6):
+        outs = [np.asarray(o) for o in standardise()]
+    assert walks[0] <= 3  # then one joint structure, run without a walk
+    for got, want in zip(outs, ((xn - xn.mean(0)) / xn.std(0), xn.mean(0), xn.std(0))):
+        np.testing.assert_allclose(got, want, rtol=1e-12)  # (sums in another order)
+
+
+def test_reads_while_another_thread_records():
+    import threading
+    x = xp.asarray(np.arange(8.0))
+    stop, errors = threading.Event(), []
+
+    def record():
+        try:
+            while not stop.is_set():
+                held = [x + float(i) for i in range(40)]  # fills RECENT as it is read
+                float(xp.sum(held[-1]))  # and empties it, maybe while the other reads it
+        except Exception as e:  # noqa: BLE001 - collected, reported below
+            errors.append(repr(e))
+
+    t = threading.Thread(target=record)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # thread switches inside every loop of the read
+    t.start()
+    try:
+        for i in range(5000):
+            try:
+                assert float(xp.sum(x * 2.0 + float(i))) == 56.0 + 8 * i
+            except Exception as e:  # noqa: BLE001 - collected, reported below
+                errors.append(repr(e))
+                break
+    finally:
+        stop.set()
+        t.join()
+        sys.setswitchinterval(interval)
+    assert errors == []
