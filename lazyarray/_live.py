@@ -69,7 +69,7 @@ _object_getattribute = object.__getattribute__
 
 _VIEW_OPS = frozenset(op.value for op in VIEW)
 _marked: dict = {}  # id(node) -> weak reference to it, for the nodes marked (see above)
-STATES: set = set()  # structure ids of nodes kept when met again (see above)
+STATES: set = set()  # kinds (state_key) of nodes kept when met again (see above)
 _MAX_STATES = 4096
 RECENT_MAX = 256
 RECENT: deque = deque(maxlen=RECENT_MAX)  # weak references to arrays recorded (see above)
@@ -173,13 +173,12 @@ class _Holder:
 
 def _only_its_array() -> int:
     """References a node held by its Array only has where ``candidates`` counts them
-    (an Array's, the loop's name, getrefcount's argument: counted the same way, since
+    (the Array's, a local name's, getrefcount's argument: counted the same way, since
     Python versions differ)."""
     holder = _Holder()
     holder._node = Node(Op.DATA, dt.float64, (), (), None, 0.0, None)
-    for a in (holder,):
-        node = _object_getattribute(a, "_node")
-        return sys.getrefcount(node)
+    node = _object_getattribute(holder, "_node")
+    return sys.getrefcount(node)
 
 
 _ONLY_ITS_ARRAY = _only_its_array()

@@ -108,7 +108,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
             n.value = np.asarray(n.value, dtype=n.dtype.np)
     if not pending:
         return
-    asked = len(pending)
+    asked = {id(n) for n in pending}
     try:
         # The collector waits while the graph is walked and planned and its program
         # remembered (everything but the native run): each collection would traverse the
@@ -120,7 +120,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
             return
         outs = runner(inputs, scal)
     except Exception:
-        if len(pending) == asked:
+        if all(id(n) in asked for n in pending):  # no sibling in it: the error is theirs
             raise
         # a sibling's error is raised when it is evaluated itself
         return _compute(roots, (), what)
