@@ -277,12 +277,15 @@ class ProgramCache:
         # end can say which part of the key was new (lazyarray/_diagnostics.py)
         self.key_listeners: list[Callable] = []
 
-    def schedule(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Schedule:
-        """The schedule of ``nodes`` computing ``outputs`` (no LLVM work)."""
+    def schedule(self, nodes, outputs: tuple, key: tuple | None = None) -> Schedule:
+        """The schedule of ``nodes`` computing ``outputs`` (no LLVM work).  ``nodes`` may
+        be a function returning the graph, called on a miss only (``key`` then given)."""
         gkey = (key if key is not None else graph_key(nodes), outputs)
         with self.lock:
             sched = self.schedules.get(gkey)
         if sched is None:
+            if callable(nodes):
+                nodes = nodes()
             sched = schedule(nodes, list(outputs), gkey[0])
             with self.lock:
                 self.schedules.put(gkey, sched)

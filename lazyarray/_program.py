@@ -206,12 +206,16 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
             return (lambda inputs, scal: engine(roots)), None, None, None, ()
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
     live, held = _live.keep(nodes, values, keys[0], outputs)
-    snap = lambda: snapshot_of(nodes, values, keys[0])  # noqa: E731 - on a miss only
+    copy: list = []
+
+    def snap() -> list:  # the graph's private copy: on a cache miss only, and once
+        if not copy:
+            copy.append(snapshot_of(nodes, values, keys[0]))
+        return copy[0]
+    if held:  # held nodes the program writes to memory anyway: kept for free
+        live += _live.buffered(nodes, held,
+                               PROGRAMS.schedule(snap, outputs + tuple(live), keys[0]))
     runner, made = PROGRAMS.runner(snap, outputs + tuple(live), keys, {})
-    more = _live.buffered(nodes, held, runner.schedule) if held else ()
-    if more:  # held nodes the program writes to memory anyway: kept for free
-        live = live + more
-        runner, made = PROGRAMS.runner(snap, outputs + tuple(live), keys, {})
     check_allocation_once(runner.allocs, what)
     sched = runner.schedule
     inputs = list(map(values.__getitem__, sched.buffers[:sched.n_inputs]))
