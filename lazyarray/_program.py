@@ -156,25 +156,17 @@ def _run_known(roots: list) -> bool:
 
 def _joint_signature(roots: list):
     """(key, leaves) naming the structure of several unevaluated, distinct nodes
-    together (their signatures' ids with each one's leaf positions in the merged
-    leaves), or None when one has no current signature."""
-    parts, leaves, epoch = [], None, ir.EPOCH
+    together, or None when one has no current signature: ``ir.signature`` of a node
+    that would read them all (no such node is made; its op, None, is no real op's)."""
+    epoch = ir.EPOCH
     for n in roots:
         sig = n.sig
         if sig is None or sig[2] != epoch or n.value is not None:
             return None
-        k, ls = sig[0], sig[1]
-        if leaves is None or ls is leaves:
-            leaves = ls
-            parts.append(k)
-        else:
-            leaves, where = ir.merge_leaves(leaves, ls)
-            if not leaves:
-                return None
-            parts.append((k, where))
     if len({id(n) for n in roots}) != len(roots):
         return None
-    return tuple(parts), leaves
+    sig = ir.signature(None, None, (), tuple(roots), None)
+    return None if sig is None else (sig[0], sig[1])
 
 
 def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
