@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Optional
@@ -69,6 +68,7 @@ class DiskCache:
 
     def store(self, key: str, obj: bytes) -> None:
         """Write ``obj`` for ``key`` atomically; a failure only means no cache entry."""
+        import tempfile  # (with shutil and random: 4-5 ms of a new process's first load)
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
