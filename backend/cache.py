@@ -10,7 +10,6 @@ are shared at a finer grain still, by each kernel's own structure.
 """
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import threading
@@ -18,7 +17,7 @@ from collections import OrderedDict
 from typing import Callable
 
 from . import native, runtime, tiers
-from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCAN, VIEW, Node, Op
+from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCALAR_TYPES, SCAN, VIEW, Node, Op
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt
@@ -88,15 +87,19 @@ def _walk_recursive(roots: list) -> tuple:
 #   input:  (0, dtype name, rank)       scalar: (1, dtype name)
 #   op:     (op value, dtype name, rank, parameter or None, source positions)
 
+_SCALAR_OP = Op.SCALAR
+_SCALAR_PARTS = {t: (1, t.name) for t in SCALAR_TYPES.values()}
+
+
 def _leaf_part(node, v, binding: list, placeholders: list):
     """Key part of a node the walks do not descend into (a value, a scalar, a
     placeholder), recording its binding; None for a computed node without sources."""
     op = node.op
-    if op is Op.DATA or (v is not None and op is not Op.SCALAR):
+    if op is _SCALAR_OP:  # the commonest leaf (every ``x * 0.5`` has one): one part a dtype
+        return _SCALAR_PARTS[node.dtype]
+    if op is Op.DATA or v is not None:
         binding.append(node.shape)
         return (0, node.dtype.name, len(node.shape))
-    if op is Op.SCALAR:
-        return (1, node.dtype.name)
     if op is Op.PLACEHOLDER:
         binding.append(node.shape)
         placeholders.append(node)
@@ -105,11 +108,12 @@ def _leaf_part(node, v, binding: list, placeholders: list):
 
 
 def _op_part(node, positions: tuple, binding: list) -> tuple:
-    """Key part of a computed node whose sources sit at ``positions``."""
+    """Key part of a computed node whose sources sit at ``positions``.  (``_value_`` is
+    the enum member's own value: ``op.value`` is a descriptor call, five times the cost.)"""
     op = node.op
     if op in _ARG_IN_BINDING:
         binding.append((node.arg, node.shape))
-    return (op.value, node.dtype.name, len(node.shape), node.arg if op in _ARG_IN_KEY else None,
+    return (op._value_, node.dtype.name, len(node.shape), node.arg if op in _ARG_IN_KEY else None,
             positions)
 
 
@@ -188,26 +192,38 @@ _gc_holders = 0          # threads inside gc_paused
 _gc_was_enabled = False  # the collector's state when the first of them came in
 
 
-@contextlib.contextmanager
-def gc_paused():
+class _GCPaused:
+    """The context of ``gc_paused`` (a class: a generator-based context manager costs
+    about 2 us more a use, and a new structure's evaluation enters several)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        global _gc_holders, _gc_was_enabled
+        with _gc_lock:
+            if _gc_holders == 0:
+                _gc_was_enabled = gc.isenabled()
+                gc.disable()
+            _gc_holders += 1
+
+    def __exit__(self, *exc) -> None:
+        global _gc_holders
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+_GC_PAUSED = _GCPaused()
+
+
+def gc_paused() -> _GCPaused:
     """The cyclic garbage collector held off while a graph is walked and planned: that
     work allocates an object or more per node, nearly all freed by reference counting,
     and every collection it triggers would traverse the whole graph again (planning a
     100,000-op chain took twice as long).  Nested and concurrent uses are counted; the
     collector's state is restored when the last one leaves."""
-    global _gc_holders, _gc_was_enabled
-    with _gc_lock:
-        if _gc_holders == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holders += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and _gc_was_enabled:
-                gc.enable()
+    return _GC_PAUSED
 
 
 def snapshot_of(nodes: list, values: list, key: tuple) -> list:
@@ -330,12 +346,14 @@ class ProgramCache:
             if hit is not None:
                 self.hits += 1
                 return hit
-            ev = self._inflight.get(name)
-            owner = ev is None
-            if owner:
-                ev = self._inflight[name] = threading.Event()
+            busy = self._inflight.get(name)
+            owner = busy is None
+            if owner:  # held while it is made (a lock costs a tenth of an Event)
+                busy = self._inflight[name] = threading.Lock()
+                busy.acquire()
         if not owner:  # another thread makes it: wait, never make it twice
-            ev.wait()
+            with busy:
+                pass
             return self.program(sched, gkey)
         try:
             program = tiers.ProgramCode(sched)
@@ -348,7 +366,7 @@ class ProgramCache:
         finally:
             with self.lock:
                 self._inflight.pop(name, None)
-            ev.set()
+            busy.release()
 
     def ir_modules(self, sched: Schedule) -> list:
         """The LLVM IR of each kernel of a schedule as it is compiled (a module each)."""

@@ -59,9 +59,25 @@ LEAST = min(min(t[k] for k in ("math", "light", "reduce", "matmul")) for t in (N
 ALIGN = 64
 
 
+# os.environ's own mapping of encoded names (POSIX: bytes -> bytes): reading a name that is
+# not set through os.environ.get raises and catches a KeyError inside, about 1.7 us, and a
+# new program reads several switches (tier, threads); this lookup costs under 0.1 us.
+_ENV_DATA = getattr(os.environ, "_data", None)
+_FAST_ENV = os.name == "posix" and isinstance(_ENV_DATA, dict)
+
+
+def env(name: str, default: str = "") -> str:
+    """``os.environ.get(name, default)``, read the cheap way where that is possible (the
+    environment is read on every call: tests and users may change it at any time)."""
+    if _FAST_ENV:
+        raw = _ENV_DATA.get(name.encode())
+        return default if raw is None else os.fsdecode(raw)
+    return os.environ.get(name, default)
+
+
 def num_threads() -> int:
     """Threads a kernel may use: ``LAZYARRAY_NUM_THREADS`` or the usable CPU count."""
-    raw = os.environ.get("LAZYARRAY_NUM_THREADS", "").strip()
+    raw = env("LAZYARRAY_NUM_THREADS").strip()
     if raw:
         try:
             n = int(raw)

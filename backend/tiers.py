@@ -25,7 +25,6 @@ kernels compiled and installed, and kernel-cache hits and misses.
 """
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 
@@ -38,8 +37,8 @@ TIERS = ("auto", "interpret", "compile")
 
 def policy() -> str:
     """The tier policy from ``LAZYARRAY_TIER`` (see the module docstring)."""
-    raw = os.environ.get("LAZYARRAY_TIER")
-    if raw is None:
+    raw = threads.env("LAZYARRAY_TIER")
+    if not raw:
         return "auto"
     mode = raw.strip().lower() or "auto"
     if mode not in TIERS:
