@@ -195,10 +195,10 @@ def _on_program(sched, key: Optional[tuple]) -> None:
     if key is None:
         return
     name = _Name(sched)
-    with _lock:
-        earlier = list(_history)
-        _history.append((name, key))
     logger = _logger()
+    with _lock:  # the earlier keys are copied only when a message will say why it missed
+        earlier = list(_history) if logger is not None else None
+        _history.append((name, key))
     if logger is None:
         return
     try:
