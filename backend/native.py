@@ -426,6 +426,12 @@ class Store:
         self._thread = None
 
 
+def image_lookup() -> bool:
+    """Whether loaded units keep an image whose symbols can be looked up by name later
+    (backend/loader.py maps them; llvmlite's JIT only gives the symbols asked for)."""
+    return _loader() is not None
+
+
 def _loader():
     """backend/loader.py where it can run (Linux on x86-64), else None."""
     try:
