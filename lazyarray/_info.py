@@ -5,6 +5,23 @@ from . import _dtypes as dt
 from ._array_object import CPU
 
 
+class _Devices(tuple):
+    """A tuple of devices that a list can be added to (on either side), giving a list:
+    ``devices() + [None]`` worked when the standard said devices() returns a list."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        if isinstance(other, list):
+            return list(self) + other
+        return tuple.__add__(self, other)
+
+    def __radd__(self, other):
+        if isinstance(other, list):
+            return other + list(self)
+        return NotImplemented
+
+
 class _Info:
     """What this namespace supports (the standard's inspection API)."""
 
@@ -17,9 +34,11 @@ class _Info:
     def default_device(self):
         return CPU
 
-    def devices(self) -> list:
-        """The supported devices: a list, as the standard says (scipy appends to it)."""
-        return [CPU]
+    def devices(self) -> tuple:
+        """The supported devices: a tuple, as the 2025.12 standard says (2024.12 said a
+        list).  Adding a list to it gives a list, so consumers written for the older
+        text keep working (scipy 1.17's ``devices() + [None]``)."""
+        return _Devices((CPU,))
 
     def default_dtypes(self, *, device=None) -> dict:
         return {"real floating": dt.float64, "complex floating": dt.complex128,

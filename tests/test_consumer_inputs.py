@@ -68,10 +68,15 @@ def test_numpy_accepts_lazyarray_dtypes(name):
     assert np.astype(np.asarray([1, 0]), d).dtype == np.dtype(name)
 
 
-def test_devices_is_a_list():
-    # The standard's devices() returns a list; scipy's conftest appends None to it.
+def test_devices_is_a_tuple_a_list_can_be_added_to():
+    # The 2025.12 standard's devices() returns a tuple (2024.12's a list); scipy 1.17's
+    # conftest appends [None] to it, which a plain tuple refuses.
     info = xp.__array_namespace_info__()
-    assert info.devices() + [None] == [xp.asarray(1).device, None]
+    cpu = xp.asarray(1).device
+    assert isinstance(info.devices(), tuple) and info.devices() == (cpu,)
+    assert info.devices() + [None] == [cpu, None]
+    assert [None] + info.devices() == [None, cpu]
+    assert info.devices() + (None,) == (cpu, None)
 
 
 @pytest.mark.parametrize("dtype", [None, xp.int32, xp.float32])
