@@ -19,7 +19,9 @@ a path at run time:
 
 The micro-kernel keeps an MR x NR tile of the output in vector registers and
 adds ``fma(broadcast(a), b_row, acc)`` per k; each output element is summed in
-blocks of KC (the standard leaves summation order open).  Edge tiles read only
+blocks of KC (the standard leaves summation order open), the same blocks on both
+paths: which path runs depends on m, and a threaded run splits m, so a product
+gives the same bits at any thread count.  Edge tiles read only
 valid elements (clamped rows, masked columns or zero padding) and write only
 the valid part.  Every other body (integers, complex, casts, fused
 expressions) keeps the generic blocked loop nest (``_generic``).
@@ -316,9 +318,15 @@ class _Gemm:
 
     # -- direct path: A and B in place, B rows and C rows contiguous
     def _direct(self, b, A, sam, sak, B, sbk, C, scm, M, N, K):
-        """Column tiles outer (a k x nr strip of B stays in L1), row tiles inner."""
+        """Column tiles outer (a k x nr strip of B stays in L1), row tiles inner.  Each
+        element is summed in the k blocks of the packed path (``_even_block`` of K, the
+        first added to zeros), so a product gives the same bits on either path: a
+        threaded run's row chunks may take this path where the whole product takes
+        the packed one."""
         t = self.t
         mr, nr = t.dmr, t.dnv * t.lanes
+        kcb = self._even_block(b, K, t.kc, 1)
+        k_blocks = _div_up(b, K, kcb)
 
         def col_tile(b1, jt, _):
             j0 = b1.mul(jt, self.c64(nr))
@@ -334,17 +342,28 @@ class _Gemm:
                 # Rows past the edge re-read the last valid row; their results are dropped.
                 roff = [b2.mul(_min(b2, self.c64(r), b2.sub(rows, self.c64(1))), sam)
                         for r in range(mr)]
-
-                def a_val(bb, r, p):
-                    return bb.load(self.at(bb, a_i, bb.add(roff[r], bb.mul(p, sak))), typ=self.ty)
-
-                def b_vec(bb, v, p):
-                    q = self.at(bb, b_j, bb.add(bb.mul(p, sbk), self.c64(v * t.lanes)))
-                    return self.masked_load(bb, q, masks[v])
-
-                acc = self._micro(b2, mr, t.dnv, K, a_val, b_vec)
                 c_t = self.at(b2, c_j, b2.mul(i0, scm))
-                self._store_masked(b2, acc, mr, t.dnv, c_t, scm, rows, masks)
+
+                def k_block(b3, kb, ___):
+                    p0 = b3.mul(kb, kcb)
+                    kc = _min(b3, kcb, b3.sub(K, p0))
+                    a_k = self.at(b3, a_i, b3.mul(p0, sak))
+                    b_k = self.at(b3, b_j, b3.mul(p0, sbk))
+
+                    def a_val(bb, r, p):
+                        return bb.load(self.at(bb, a_k, bb.add(roff[r], bb.mul(p, sak))),
+                                       typ=self.ty)
+
+                    def b_vec(bb, v, p):
+                        q = self.at(bb, b_k, bb.add(bb.mul(p, sbk), self.c64(v * t.lanes)))
+                        return self.masked_load(bb, q, masks[v])
+
+                    acc = self._micro(b3, mr, t.dnv, kc, a_val, b_vec)
+                    first = b3.icmp_signed("==", kb, self.c64(0))
+                    self._store_masked(b3, acc, mr, t.dnv, c_t, scm, rows, masks, first)
+                    return []
+
+                _for(b2, k_blocks, [], k_block)
                 return []
 
             _for(b1, _ceil_div(b1, M, mr), [], row_tile)
@@ -435,15 +454,19 @@ class _Gemm:
             return []
         _for(b, b.srem(K, self.c64(kr)), [], rest)
 
-    def _store_masked(self, b, acc, mr, nv, c, scm, rows, masks):
-        """Overwrite rows < ``rows`` of the tile at ``c`` (contiguous rows), lanes in
-        ``masks``; a tile has at least one row."""
+    def _store_masked(self, b, acc, mr, nv, c, scm, rows, masks, first):
+        """C tile = acc (``first``) or C tile + acc, for rows < ``rows`` of the tile at
+        ``c`` (contiguous rows) and lanes in ``masks``; a tile has at least one row.  As
+        in ``_update``, the first block adds acc to zeros (a masked-off load): the same
+        bits as storing acc, and as the packed path."""
+        keep = self.mask(b, b.select(first, self.c64(0), self.c64(self.t.lanes)))
         for r in range(mr):
             cr = self.at(b, c, b.mul(self.c64(r), scm))
             with b.if_then(b.icmp_signed(">", rows, self.c64(r))) if r else nullcontext():
                 for v in range(nv):
                     q = self.at(b, cr, self.c64(v * self.t.lanes))
-                    self.masked_store(b, acc[r][v], q, masks[v])
+                    old = self.masked_load(b, q, b.and_(masks[v], keep))
+                    self.masked_store(b, b.fadd(old, acc[r][v]), q, masks[v])
 
     # -- the micro-kernel
     def _micro(self, b, mr, nv, kc, a_val, b_vec):
