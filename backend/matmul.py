@@ -21,7 +21,8 @@ The micro-kernel keeps an MR x NR tile of the output in vector registers and
 adds ``fma(broadcast(a), b_row, acc)`` per k; each output element is summed in
 blocks of KC (the standard leaves summation order open), the same blocks on both
 paths: which path runs depends on m, and a threaded run splits m, so a product
-gives the same bits at any thread count.  Edge tiles read only
+gives the same bits at any thread count.  MR, NR and the blocks are chosen for
+the host CPU (backend/tiling.py).  Edge tiles read only
 valid elements (clamped rows, masked columns or zero padding) and write only
 the valid part.  Every other body (integers, complex, casts, fused
 expressions) keeps the generic blocked loop nest (``_generic``).
@@ -29,7 +30,6 @@ expressions) keeps the generic blocked loop nest (``_generic``).
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass
 
 from llvmlite import ir
 
@@ -37,43 +37,13 @@ from .abi import ERR_LAYOUT, ERR_NO_MEMORY
 from .codegen import _ceil_div, _combine, _for, _min_i64 as _min, _reduce_init, reg_type
 from .ir import Op
 from .schedule import gemm_operands
+from .tiling import tilings
 
 I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
 _MATMUL_NB, _MATMUL_KB = 256, 128  # generic loop: a 128 x 256 block of float64 B is 256 KB
-
-
-@dataclass(frozen=True)
-class Tiling:
-    """Register and cache blocking of one dtype (AVX-512 sizes; narrower targets
-    split the vectors, still correct)."""
-
-    lanes: int   # elements per vector register
-    mr: int      # micro-tile rows (broadcast A elements)
-    nv: int      # vectors per micro-tile row: nr = nv * lanes
-    kc: int      # k block: an A micro-panel (mr x kc) stays in L1
-    mc: int      # rows of the packed A block (L3)
-    nc: int      # columns of the packed B block (kc x nc in L2)
-    dmr: int     # direct path: micro-tile rows
-    dnv: int     # direct path: vectors per row
-    direct_work: int  # the direct path runs while m * n * k is at most this
-
-    @property
-    def nr(self) -> int:
-        return self.nv * self.lanes
-
-
-# Measured on an AVX-512 Xeon core with two FMA ports (LLVM: rocketlake): packed runs at
-# 75-80 GFLOP/s (float64) and 150-180 (float32) from about 128^3 up, as OpenBLAS on one
-# thread; below about 128^3 (float64) or 160^3 (float32) packing costs more than it saves.
-TILINGS = {
-    "float64": Tiling(lanes=8, mr=14, nv=2, kc=256, mc=1008, nc=512, dmr=8, dnv=2,
-                      direct_work=1 << 21),
-    "float32": Tiling(lanes=16, mr=14, nv=2, kc=512, mc=1008, nc=512, dmr=8, dnv=2,
-                      direct_work=1 << 22),
-}
 
 
 def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
@@ -178,7 +148,7 @@ class _Gemm:
 
     def __init__(self, mb, ty: ir.Type, name: str, exported: bool = False) -> None:
         self.mb, self.ty, self.name = mb, ty, name
-        self.t = TILINGS["float32" if ty == F32 else "float64"]
+        self.t = tilings()["float32" if ty == F32 else "float64"]
         self.vec = ir.VectorType(ty, self.t.lanes)
         self.size = 4 if ty == F32 else 8
         self.scatter = self._function("scatter", [PTR, I64, I64, I64, I64, I1, PTR],
@@ -646,8 +616,22 @@ class _Gemm:
             q = self.at(bb, b_p, bb.add(bb.mul(p, self.c64(t.nr)), self.c64(v * t.lanes)))
             return bb.load(q, typ=self.vec, align=64)
 
+        if t.prefetch_c:
+            self._prefetch_tile(b, c, scm, scn)
         acc = self._micro(b, t.mr, t.nv, kc, a_val, b_vec)
         self._update(b, acc, c, scm, scn, rows, cols, first, scratch)
+
+    def _prefetch_tile(self, b, c, scm, scn):
+        """Ask for the C tile's lines (for writing) before the k loop, whose hundreds of
+        cycles then hide their misses.  A prefetch never faults: rows or columns past
+        the edge cost nothing but the request."""
+        t = self.t
+        fn = self.mb.declare("llvm.prefetch.p0", ir.VoidType(), [PTR, I32, I32, I32], pure=False)
+        last = b.mul(self.c64(t.nr - 1), scn)
+        for r in range(t.mr):
+            cr = self.at(b, c, b.mul(self.c64(r), scm))
+            for q in (cr, self.at(b, cr, last)):
+                b.call(fn, [q, ir.Constant(I32, 1), ir.Constant(I32, 3), ir.Constant(I32, 1)])
 
     def _update(self, b, acc, c, scm, scn, rows, cols, first, scratch):
         """C tile = acc (first k block) or C tile + acc, for rows < ``rows`` and columns
