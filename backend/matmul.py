@@ -19,7 +19,10 @@ a path at run time:
 
 The micro-kernel keeps an MR x NR tile of the output in vector registers and
 adds ``fma(broadcast(a), b_row, acc)`` per k; each output element is summed in
-blocks of KC (the standard leaves summation order open).  Edge tiles read only
+blocks of KC (the standard leaves summation order open), the same blocks on both
+paths: which path runs depends on m, and a threaded run splits m, so a product
+gives the same bits at any thread count.  MR, NR and the blocks are chosen for
+the host CPU (backend/tiling.py).  Edge tiles read only
 valid elements (clamped rows, masked columns or zero padding) and write only
 the valid part.  Every other body (integers, complex, casts, fused
 expressions) keeps the generic blocked loop nest (``_generic``).
@@ -27,7 +30,6 @@ expressions) keeps the generic blocked loop nest (``_generic``).
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass
 
 from llvmlite import ir
 
@@ -35,43 +37,13 @@ from .abi import ERR_LAYOUT, ERR_NO_MEMORY
 from .codegen import _ceil_div, _combine, _for, _min_i64 as _min, _reduce_init, reg_type
 from .ir import Op
 from .schedule import gemm_operands
+from .tiling import tilings
 
 I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
 _MATMUL_NB, _MATMUL_KB = 256, 128  # generic loop: a 128 x 256 block of float64 B is 256 KB
-
-
-@dataclass(frozen=True)
-class Tiling:
-    """Register and cache blocking of one dtype (AVX-512 sizes; narrower targets
-    split the vectors, still correct)."""
-
-    lanes: int   # elements per vector register
-    mr: int      # micro-tile rows (broadcast A elements)
-    nv: int      # vectors per micro-tile row: nr = nv * lanes
-    kc: int      # k block: an A micro-panel (mr x kc) stays in L1
-    mc: int      # rows of the packed A block (L3)
-    nc: int      # columns of the packed B block (kc x nc in L2)
-    dmr: int     # direct path: micro-tile rows
-    dnv: int     # direct path: vectors per row
-    direct_work: int  # the direct path runs while m * n * k is at most this
-
-    @property
-    def nr(self) -> int:
-        return self.nv * self.lanes
-
-
-# Measured on an AVX-512 Xeon core with two FMA ports (LLVM: rocketlake): packed runs at
-# 75-80 GFLOP/s (float64) and 150-180 (float32) from about 128^3 up, as OpenBLAS on one
-# thread; below about 128^3 (float64) or 160^3 (float32) packing costs more than it saves.
-TILINGS = {
-    "float64": Tiling(lanes=8, mr=14, nv=2, kc=256, mc=1008, nc=512, dmr=8, dnv=2,
-                      direct_work=1 << 21),
-    "float32": Tiling(lanes=16, mr=14, nv=2, kc=512, mc=1008, nc=512, dmr=8, dnv=2,
-                      direct_work=1 << 22),
-}
 
 
 def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
@@ -176,7 +148,7 @@ class _Gemm:
 
     def __init__(self, mb, ty: ir.Type, name: str, exported: bool = False) -> None:
         self.mb, self.ty, self.name = mb, ty, name
-        self.t = TILINGS["float32" if ty == F32 else "float64"]
+        self.t = tilings()["float32" if ty == F32 else "float64"]
         self.vec = ir.VectorType(ty, self.t.lanes)
         self.size = 4 if ty == F32 else 8
         self.scatter = self._function("scatter", [PTR, I64, I64, I64, I64, I1, PTR],
@@ -316,9 +288,15 @@ class _Gemm:
 
     # -- direct path: A and B in place, B rows and C rows contiguous
     def _direct(self, b, A, sam, sak, B, sbk, C, scm, M, N, K):
-        """Column tiles outer (a k x nr strip of B stays in L1), row tiles inner."""
+        """Column tiles outer (a k x nr strip of B stays in L1), row tiles inner.  Each
+        element is summed in the k blocks of the packed path (``_even_block`` of K, the
+        first added to zeros), so a product gives the same bits on either path: a
+        threaded run's row chunks may take this path where the whole product takes
+        the packed one."""
         t = self.t
         mr, nr = t.dmr, t.dnv * t.lanes
+        kcb = self._even_block(b, K, t.kc, 1)
+        k_blocks = _div_up(b, K, kcb)
 
         def col_tile(b1, jt, _):
             j0 = b1.mul(jt, self.c64(nr))
@@ -334,17 +312,28 @@ class _Gemm:
                 # Rows past the edge re-read the last valid row; their results are dropped.
                 roff = [b2.mul(_min(b2, self.c64(r), b2.sub(rows, self.c64(1))), sam)
                         for r in range(mr)]
-
-                def a_val(bb, r, p):
-                    return bb.load(self.at(bb, a_i, bb.add(roff[r], bb.mul(p, sak))), typ=self.ty)
-
-                def b_vec(bb, v, p):
-                    q = self.at(bb, b_j, bb.add(bb.mul(p, sbk), self.c64(v * t.lanes)))
-                    return self.masked_load(bb, q, masks[v])
-
-                acc = self._micro(b2, mr, t.dnv, K, a_val, b_vec)
                 c_t = self.at(b2, c_j, b2.mul(i0, scm))
-                self._store_masked(b2, acc, mr, t.dnv, c_t, scm, rows, masks)
+
+                def k_block(b3, kb, ___):
+                    p0 = b3.mul(kb, kcb)
+                    kc = _min(b3, kcb, b3.sub(K, p0))
+                    a_k = self.at(b3, a_i, b3.mul(p0, sak))
+                    b_k = self.at(b3, b_j, b3.mul(p0, sbk))
+
+                    def a_val(bb, r, p):
+                        return bb.load(self.at(bb, a_k, bb.add(roff[r], bb.mul(p, sak))),
+                                       typ=self.ty)
+
+                    def b_vec(bb, v, p):
+                        q = self.at(bb, b_k, bb.add(bb.mul(p, sbk), self.c64(v * t.lanes)))
+                        return self.masked_load(bb, q, masks[v])
+
+                    acc = self._micro(b3, mr, t.dnv, kc, a_val, b_vec)
+                    first = b3.icmp_signed("==", kb, self.c64(0))
+                    self._store_masked(b3, acc, mr, t.dnv, c_t, scm, rows, masks, first)
+                    return []
+
+                _for(b2, k_blocks, [], k_block)
                 return []
 
             _for(b1, _ceil_div(b1, M, mr), [], row_tile)
@@ -435,15 +424,19 @@ class _Gemm:
             return []
         _for(b, b.srem(K, self.c64(kr)), [], rest)
 
-    def _store_masked(self, b, acc, mr, nv, c, scm, rows, masks):
-        """Overwrite rows < ``rows`` of the tile at ``c`` (contiguous rows), lanes in
-        ``masks``; a tile has at least one row."""
+    def _store_masked(self, b, acc, mr, nv, c, scm, rows, masks, first):
+        """C tile = acc (``first``) or C tile + acc, for rows < ``rows`` of the tile at
+        ``c`` (contiguous rows) and lanes in ``masks``; a tile has at least one row.  As
+        in ``_update``, the first block adds acc to zeros (a masked-off load): the same
+        bits as storing acc, and as the packed path."""
+        keep = self.mask(b, b.select(first, self.c64(0), self.c64(self.t.lanes)))
         for r in range(mr):
             cr = self.at(b, c, b.mul(self.c64(r), scm))
             with b.if_then(b.icmp_signed(">", rows, self.c64(r))) if r else nullcontext():
                 for v in range(nv):
                     q = self.at(b, cr, self.c64(v * self.t.lanes))
-                    self.masked_store(b, acc[r][v], q, masks[v])
+                    old = self.masked_load(b, q, b.and_(masks[v], keep))
+                    self.masked_store(b, b.fadd(old, acc[r][v]), q, masks[v])
 
     # -- the micro-kernel
     def _micro(self, b, mr, nv, kc, a_val, b_vec):
@@ -623,8 +616,22 @@ class _Gemm:
             q = self.at(bb, b_p, bb.add(bb.mul(p, self.c64(t.nr)), self.c64(v * t.lanes)))
             return bb.load(q, typ=self.vec, align=64)
 
+        if t.prefetch_c:
+            self._prefetch_tile(b, c, scm, scn)
         acc = self._micro(b, t.mr, t.nv, kc, a_val, b_vec)
         self._update(b, acc, c, scm, scn, rows, cols, first, scratch)
+
+    def _prefetch_tile(self, b, c, scm, scn):
+        """Ask for the C tile's lines (for writing) before the k loop, whose hundreds of
+        cycles then hide their misses.  A prefetch never faults: rows or columns past
+        the edge cost nothing but the request."""
+        t = self.t
+        fn = self.mb.declare("llvm.prefetch.p0", ir.VoidType(), [PTR, I32, I32, I32], pure=False)
+        last = b.mul(self.c64(t.nr - 1), scn)
+        for r in range(t.mr):
+            cr = self.at(b, c, b.mul(self.c64(r), scm))
+            for q in (cr, self.at(b, cr, last)):
+                b.call(fn, [q, ir.Constant(I32, 1), ir.Constant(I32, 3), ir.Constant(I32, 1)])
 
     def _update(self, b, acc, c, scm, scn, rows, cols, first, scratch):
         """C tile = acc (first k block) or C tile + acc, for rows < ``rows`` and columns

@@ -461,8 +461,15 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     count = -(-slices // width) * width  # whole rounds of ``width`` chunks
     if min(count, sizes[axis]) < 2:
         return None
-    # a matrix product's rows split at multiples of its register tile's 8 rows
-    chunks = threads.bounds(sizes[axis], count, 8 if k.matmul else threads.ALIGN)
+    align = threads.ALIGN
+    if k.matmul:  # its rows split at multiples of its register tile's rows
+        from .tiling import split_rows  # not at import (its dataclass: ~5 ms)
+        align = split_rows(k.out_dtype.name)
+    chunks = threads.bounds(sizes[axis], count, align)
+    if k.matmul and len(chunks) > 1 and chunks[-1][1] == 1:
+        # a one-row product takes the GEMM routine's vector-matrix path, which sums
+        # over k in one block: the last row joins the chunk before it
+        chunks[-2:] = [(chunks[-2][0], chunks[-2][1] + 1)]
     if axis >= k.n_out:
         # a chunk's mean is weighted by its share of the elements
         weights = [length / sizes[axis] for _, length in chunks] if k.reduce is Op.MEAN else None

@@ -65,7 +65,7 @@ def test_rectangular_combinations(dtype):
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_block_boundaries(dtype):
     """Shapes past one k block, one m block, one n block and the direct-path limits."""
-    t = mm.TILINGS[dtype]
+    t = mm.tilings()[dtype]
     rng = np.random.default_rng(2)
     shapes = [(t.mr * 3 + 1, t.nr * 2 + 3, t.kc + 1), (t.mr, t.nr, t.kc),
               (t.mr + 1, t.nr - 1, 2 * t.kc + 5), (300, t.nc + 9, 7), (t.mc + 5, 9, 3),
@@ -125,6 +125,48 @@ def test_row_chunks_with_offsets(dtype):
     for lo, hi in [(0, 1), (1, 15), (13, 14), (14, 29), (29, 130), (57, 101)]:
         assert_matmul_close(A[lo:hi] @ B, a[lo:hi], b)
         assert_matmul_close(A[lo:hi] @ B[:, 3:], a[lo:hi], b[:, 3:])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_row_ranges_give_the_same_bits(dtype):
+    """Rows of a product over several k blocks are bit for bit the rows of the whole,
+    though the whole takes the packed path and a few of its rows the direct one."""
+    t = mm.tilings()[dtype]
+    k, n = 2 * t.kc + 37, 2 * t.dnv * t.lanes + 3
+    m = t.direct_work // (n * k) + 2 * t.mr + 5  # the whole is past the direct limit
+    rng = np.random.default_rng(12)
+    a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+
+    def compiled(a, b):
+        x, y = xp.placeholder(a.shape, getattr(xp, dtype)), xp.placeholder(b.shape, getattr(xp, dtype))
+        return np.asarray(xp.compile(x @ y, inputs=[x, y]).prepare(a, b)(a, b))
+
+    whole = compiled(a, b)
+    assert_matmul_close(xp.asarray(whole), a, b)
+    for lo, hi in [(0, t.mr), (0, 8), (t.split, 3 * t.split), (5, 7), (m - 2, m)]:
+        assert np.array_equal(compiled(a[lo:hi], b), whole[lo:hi]), (lo, hi)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_thread_counts_give_the_same_bits(monkeypatch, dtype):
+    """Rows split into chunks (here rounds of them: always split) give the bits of one
+    call, as they take the direct path where the whole takes the packed one."""
+    from lazyarray.backend import runtime, threads
+    t = mm.tilings()[dtype]
+    k, n = 2 * t.kc + 37, 2 * t.dnv * t.lanes + 3
+    m = 2 * (t.direct_work // (n * k)) + 2 * t.split + 1
+    rng = np.random.default_rng(13)
+    a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+    got = {}
+    for count in ("1", "2", "3"):
+        monkeypatch.setenv("LAZYARRAY_NUM_THREADS", count)
+        monkeypatch.setitem(threads.SLICE, "matmul", 1 << 40 if count == "1" else m * n * k // 7)
+        x, y = xp.placeholder((m, k), getattr(xp, dtype)), xp.placeholder((k, n), getattr(xp, dtype))
+        p = xp.compile(x @ y, inputs=[x, y]).prepare(a, b)
+        (runner,) = p._runners.values()
+        assert any(isinstance(s, runtime.Chunked) for s in runner.steps) == (count != "1")
+        got[count] = np.asarray(p(a, b))
+    assert np.array_equal(got["1"], got["2"]) and np.array_equal(got["1"], got["3"])
 
 
 @pytest.mark.parametrize("threads", ["2", "3"])
