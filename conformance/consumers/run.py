@@ -17,7 +17,9 @@ Environment: ``TEST_TIMEOUT`` (seconds per test, default 120, needs pytest-timeo
 ``XPX_TESTS_DIR`` (array-api-extra's sdist ``tests`` folder, default
 ``/work/consumer-src/array_api_extra-0.11.5/tests``), ``CONSUMER_OUT_DIR`` (where the log
 and the report go, default this folder), ``RUN_BUDGET`` (seconds: stop pytest then and
-report the tests run so far; default no limit).
+report the tests run so far; default no limit), ``STRICT_API_VERSION`` (scipy only: the
+standard array-api-strict runs at, default 2025.12 as lazyarray; empty keeps scipy's pin,
+2024.12).
 """
 from __future__ import annotations
 
