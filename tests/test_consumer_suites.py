@@ -86,10 +86,15 @@ def test_runner_pairs_a_test_across_backends():
                                "message": ""},
         "a.py::u[array_api_strict]": {"backend": "array_api_strict", "outcome": "failed",
                                       "seconds": 1, "message": ""},
+        "a.py::v[lazyarray]": {"backend": "lazyarray", "outcome": "skipped", "seconds": 0,
+                               "message": "Skipped: why"},
+        "a.py::v[array_api_strict]": {"backend": "array_api_strict", "outcome": "passed",
+                                      "seconds": 1, "message": ""},
     }
     cmp = run.compare(records)
     assert cmp["regressions"] == [("a.py::t[lazyarray]", "boom")]
     assert [n for n, _ in cmp["both"]] == ["a.py::u[lazyarray]"]
+    assert cmp["lazy_skipped"] == [("a.py::v[lazyarray]", "Skipped: why")]
 
 
 def test_expected_failures_need_a_reason(tmp_path):

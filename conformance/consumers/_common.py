@@ -108,6 +108,8 @@ class Recorder:
         rec["outcome"] = _merge(rec["outcome"], _outcome(report))
         if report.failed and not rec["message"]:
             rec["message"] = _first_line(report)
+        elif report.skipped and not rec["message"] and isinstance(report.longrepr, tuple):
+            rec["message"] = str(report.longrepr[-1])[:300]  # (path, line, "Skipped: why")
         if report.when == "teardown" and self.results_path:
             # One JSON line per finished test, written at once: a run stopped early (its
             # time budget, Ctrl-C) still leaves the records of the tests it ran.

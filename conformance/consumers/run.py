@@ -17,7 +17,9 @@ Environment: ``TEST_TIMEOUT`` (seconds per test, default 120, needs pytest-timeo
 ``XPX_TESTS_DIR`` (array-api-extra's sdist ``tests`` folder, default
 ``/work/consumer-src/array_api_extra-0.11.5/tests``), ``CONSUMER_OUT_DIR`` (where the log
 and the report go, default this folder), ``RUN_BUDGET`` (seconds: stop pytest then and
-report the tests run so far; default no limit).
+report the tests run so far; default no limit), ``STRICT_API_VERSION`` (scipy only: the
+standard array-api-strict runs at, default 2025.12 as lazyarray; empty keeps scipy's pin,
+2024.12).
 """
 from __future__ import annotations
 
@@ -116,7 +118,8 @@ def compare(records: dict[str, dict]) -> dict[str, list[tuple[str, str]]]:
     for nodeid, rec in records.items():
         by_key.setdefault(key_of(nodeid), {})[rec["backend"]] = dict(rec, nodeid=nodeid)
     out: dict[str, list[tuple[str, str]]] = {"regressions": [], "both": [], "xpassed": [],
-                                             "strict_only": [], "strict_skipped": []}
+                                             "strict_only": [], "strict_skipped": [],
+                                             "lazy_skipped": []}
     for key, recs in sorted(by_key.items()):
         lz, st = recs.get(_common.LAZYARRAY), recs.get(_common.STRICT)
         if lz and lz["outcome"] == "xpassed" and lz.get("listed"):
@@ -129,6 +132,8 @@ def compare(records: dict[str, dict]) -> dict[str, list[tuple[str, str]]]:
                 out[kind].append((lz["nodeid"], lz["message"]))
         if st and st["outcome"] in FAILED and lz and lz["outcome"] in ("passed", "xpassed"):
             out["strict_only"].append((st["nodeid"], st["message"]))
+        if lz and lz["outcome"] == "skipped" and st and st["outcome"] == "passed":
+            out["lazy_skipped"].append((lz["nodeid"], lz["message"]))
     return out
 
 
@@ -146,7 +151,8 @@ def write_report(path: Path, consumer: str, cmp: dict, counts: dict, wall: float
                          f"{consumer}-xfails.txt",
               "strict_only": "fail for array-api-strict, pass for lazyarray",
               "strict_skipped": "fail for lazyarray, skipped for (or not run on) "
-                                "array-api-strict"}
+                                "array-api-strict",
+              "lazy_skipped": "skipped for lazyarray, pass for array-api-strict"}
     with path.open("w") as f:
         f.write(f"# {consumer}: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, wall {wall:.0f} s\n")
         for backend, c in sorted(counts.items(), key=lambda kv: str(kv[0])):
@@ -205,7 +211,8 @@ def main(argv: list[str]) -> int:
         print(f"{args.consumer} {backend}: {line(counts.get(backend, Counter()))}")
     print(f"wall time {wall:.0f} s; {len(cmp['regressions'])} fail for lazyarray but pass "
           f"for array-api-strict, {len(cmp['strict_skipped'])} fail for lazyarray and are "
-          f"skipped for it, {len(cmp['xpassed'])} expected failures passed "
+          f"skipped for it, {len(cmp['lazy_skipped'])} skipped for lazyarray but pass for "
+          f"array-api-strict, {len(cmp['xpassed'])} expected failures passed "
           f"(see {report})")
     lz = counts.get(_common.LAZYARRAY, Counter())
     print(f"{lz['passed']} passed, {lz['failed'] + lz['error']} failed")
