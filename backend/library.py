@@ -95,12 +95,10 @@ def _primitive(key: tuple) -> int:
     a = _addr.get(key)
     if a is not None:
         return a
-    image = _bundle_image
-    if image is not None:  # the bundle is loaded: its primitives are read on first use
-        try:
-            return _addr.setdefault(key, image.address(symbol(key)))
-        except KeyError:  # not one of the bundle's
-            pass
+    if _bundle_image is not None:  # the bundle is loaded: its primitives are read on first use
+        a = _in_bundle(_bundle_image, key)
+        if a is not None:
+            return _addr.setdefault(key, a)
     if key not in _full():  # outside the bundle: its own optimised unit follows
         def take(addresses) -> None:
             _addr[key] = addresses[0]
@@ -109,6 +107,15 @@ def _primitive(key: tuple) -> int:
         if got is not None:
             return _addr.setdefault(key, got[0])
     return _addr.setdefault(key, native.get(_unit(key, quick=True))[0])
+
+
+def _in_bundle(image, key: tuple):
+    """The address of primitive ``key`` in the bundle's mapped image, or None when the
+    bundle does not hold it."""
+    try:
+        return image.address(symbol(key))
+    except KeyError:
+        return None
 
 
 def _full() -> frozenset:
@@ -132,15 +139,14 @@ def _bundle(queue: bool = True) -> None:
 
         def take(addresses) -> None:
             global _bundle_state, _bundle_image
-            image = getattr(addresses.owner, "image", None) if unit.symbols == (RUN,) else None
-            if image is None:
+            if unit.symbols != (RUN,):  # every primitive named (llvmlite's JIT)
                 _addr.update(zip(full_set(), addresses))
             else:  # primitives met before (quick code) now read the bundle's; the rest
-                for k in [k for k in _addr if k != "run"]:  # on first use (_primitive)
-                    try:
-                        _addr[k] = image.address(symbol(k))
-                    except KeyError:
-                        pass
+                image = addresses.owner.image  # on first use (_primitive)
+                for k in [k for k in _addr if k != "run"]:
+                    a = _in_bundle(image, k)
+                    if a is not None:
+                        _addr[k] = a
                 _bundle_image = image
             _addr["run"] = addresses[-1]
             _bundle_state = True
