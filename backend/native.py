@@ -15,9 +15,10 @@ LLVM: it queues the compile on the background thread and returns None until
 the code is loaded (``on_ready`` callbacks run then).  Loading uses
 backend/loader.py, which maps object code itself, so a process whose units
 are all on disk never imports llvmlite; where that loader cannot run (not
-Linux on x86-64) units are linked into llvmlite's JIT instead.  Compiles run
-in the compile worker process (backend/worker.py) when it is ready and idle,
-else in this process.
+Linux on x86-64) units are linked into llvmlite's JIT instead.  A caller's
+compile runs in the compile worker process (backend/worker.py) when it is
+ready and idle, else in this process; a background compile always waits for
+the worker (see ``Store._object``).
 
 Background compiles run one at a time on one thread, most urgent first:
 ``URGENT`` (something a caller would otherwise wait for: a kernel of a hot
@@ -127,6 +128,7 @@ class Store:
         self._later = threads.SerialWorker("lazyarray-later", at_exit="stop")
         self._later_pending = 0  # calls given to ``later`` and not finished
         self._later_atexit = False
+        self._here: set = set()  # idents of threads in an LLVM compile in this process
 
     # -- looking up
     def get(self, unit: Unit, wait: bool = True, priority: int = URGENT,
@@ -286,9 +288,9 @@ class Store:
             self._fire(unit.name, handle)
 
     def _background(self, unit: Unit) -> Optional[Addresses]:
-        for dep in unit.needs:
-            if self.get(dep, wait=False, queue=False) is None:
-                self.get(dep)  # on this (background) thread
+        for dep in unit.needs:  # on this thread, as background compiles too (see _object)
+            if self.get(dep, wait=False, queue=False) is None and self._background(dep) is None:
+                return None
         got = self._from_disk(unit)
         if got is not None:
             return got
@@ -365,25 +367,47 @@ class Store:
             self._flushing -= 1
 
     def stop(self) -> None:
-        """At exit: drop what is queued, wait for the compile under way."""
+        """At exit: drop what is queued, wait for the background compile under way (30 s
+        at most: it waits for the compile worker, whose reply can be abandoned), and
+        without limit for an LLVM call in this process on another thread: LLVM running
+        while the interpreter shuts down aborts it (an assertion inside LLVM's code
+        emitter, seen at the end of long scipy runs).  Such calls are only a caller's own
+        compiles, or background ones when there is no worker (see ``_object``)."""
         self._stopping = True
         thread = self._thread
         if thread is not None:
             self._queue.put((-1, -1, None))
             thread.join(timeout=30)
+        while self._here - {threading.get_ident()}:
+            time.sleep(0.01)
 
     # -- compiling, storing, linking
     def _object(self, unit: Unit, background: bool) -> bytes:
+        """The unit's object code.  A background compile runs in the compile worker
+        whenever there is one, waiting for it if it is busy or starting and taking a new
+        one if it dies: an in-process LLVM call cannot be abandoned at exit.  A caller's
+        compile runs here when the worker is not ready at once (quicker than waiting)."""
         from . import worker
         pool = worker.pool()
-        if pool is not None:
+        while pool is not None and pool.usable():
             obj = pool.compile(unit.builder, unit.quick, background=background,
                                stop=lambda: self._stopping)
             if obj is not None:
                 return obj
+            if not background:
+                break
+            if self._stopping:
+                raise RuntimeError("exiting: background compile dropped")
         if background and self._stopping:
             raise RuntimeError("exiting: background compile dropped")
-        return self.codegen().compile_unit(unit.builder, unit.quick)
+        me = threading.get_ident()
+        with self.lock:
+            self._here.add(me)
+        try:
+            return self.codegen().compile_unit(unit.builder, unit.quick)
+        finally:
+            with self.lock:
+                self._here.discard(me)
 
     def codegen(self):
         from . import llvm
@@ -421,6 +445,7 @@ class Store:
     def after_fork_in_child(self) -> None:
         self.lock = threading.RLock()
         self.pending, self.inflight, self._queued = {}, {}, {}
+        self._here = set()  # the compiling threads are not in the child
         self._later_pending = 0  # (the worker itself starts afresh: threads.SerialWorker)
         self._queue = queue.PriorityQueue()
         self._thread = None

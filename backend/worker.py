@@ -7,9 +7,11 @@ held up by the GIL while a background compile runs.  llvmlite's pass pipeline
 also keeps about 80 KB per compile that it never gives back, so the child is
 replaced every ``RECYCLE`` compiles; and an LLVM abort kills the child, not
 the user's process.  The parent starts the worker in the background on its
-first compile and compiles in-process until the worker is ready, and
-whenever it is not (died, being replaced, busy with a background compile
-while a caller waits, or turned off with ``LAZYARRAY_COMPILE_WORKER=0``).
+first compile.  A compile a caller waits for runs in-process whenever the
+worker is not ready at once (starting, being replaced, busy with a background
+compile); a background compile always waits for a worker (an in-process LLVM
+call cannot be abandoned at exit), unless workers keep dying or are turned
+off with ``LAZYARRAY_COMPILE_WORKER=0``.
 
 Protocol (binary, over the child's stdin/stdout): the child writes
 ``READY\\n`` once LLVM is initialised; a request is a 4-byte length and a
@@ -23,7 +25,8 @@ A request is all or nothing: an exception in the middle of one (a
 once, since its reply would otherwise be read by the next request; a child that
 has not answered within ``LAZYARRAY_COMPILE_TIMEOUT`` seconds (default 60; the
 bundle takes about 10) is taken to be stuck (stopped, swapping) and killed too.
-Either way the compile is done in-process and the next one starts a new child.
+Either way a caller's compile is then done in-process, a background one in
+a new child.
 """
 from __future__ import annotations
 
@@ -205,10 +208,11 @@ class Pool:
         w = self._ready_worker()
         if w is None and background:
             deadline = time.monotonic() + START_WAIT
-            while w is None and time.monotonic() < deadline and self.failures <= 3 \
-                    and not stop():
+            while w is None and time.monotonic() < deadline and self.usable() and not stop():
                 time.sleep(0.01)
                 w = self._ready_worker()
+            if w is None and not stop():
+                self._give_up_starting()
         if w is None:
             return None
         timeout = compile_timeout()
@@ -227,9 +231,13 @@ class Pool:
         finally:
             self.lock.release()
 
+    def usable(self) -> bool:
+        """False once workers have kept dying here (compiles run in-process from then on)."""
+        return self.failures <= 3
+
     def _ready_worker(self) -> Optional[Worker]:
         with self.state:
-            if self.failures > 3:
+            if not self.usable():
                 return None  # workers keep dying here: compile in-process from now on
             if self.current is None:
                 self.current = Worker()
@@ -244,6 +252,14 @@ class Pool:
                 self.failures += not self.current.killed
                 self.current = None
             return None
+
+    def _give_up_starting(self) -> None:
+        """A worker not ready after ``START_WAIT`` seconds counts as failed (a stuck start
+        must not keep the background thread waiting for good)."""
+        with self.state:
+            w = self.current
+        if w is not None and not w.ready:
+            self._drop(w, failed=True)
 
     def _drop(self, w: Worker, failed: bool) -> None:
         with self.state:

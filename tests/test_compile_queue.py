@@ -91,3 +91,39 @@ def test_a_kernel_runs_whole_when_no_worker_is_allowed(monkeypatch):
         assert calls  # split again once a worker is free
     finally:
         pool.allow(pool.workers)
+
+
+def test_a_background_compile_whose_worker_dies_waits_for_a_new_worker(monkeypatch):
+    """An LLVM call in this process cannot be abandoned at exit (LLVM running while the
+    interpreter shuts down aborts it), so a background compile never runs here while
+    a worker can be had: the worker dying under it means the next worker compiles it."""
+    import threading
+    import uuid
+
+    from lazyarray.backend import blocks, worker
+    pool = worker.pool()
+    if pool is None or not pool.usable():
+        pytest.skip("no compile worker here")
+    real = worker.Worker.compile
+    killed = []
+
+    def dies_once(self, builder, quick, timeout=worker.DEFAULT_TIMEOUT):
+        if not killed:
+            killed.append(self.proc.pid)
+            self.proc.kill()  # mid-request, as an LLVM abort in the child would
+        return real(self, builder, quick, timeout)
+    monkeypatch.setattr(worker.Worker, "compile", dies_once)
+    store = native.Store()
+    here = []
+    monkeypatch.setattr(store, "codegen", lambda: here.append(threading.current_thread().name))
+    key = ("iota",)
+    unit = native.Unit(f"lazyarray_test_{uuid.uuid4().hex}", ("blocks", "unit_ir", (key,)),
+                       (blocks.symbol(key),))
+    ready = threading.Event()
+    assert store.get(unit, wait=False, on_ready=lambda a: ready.set(), disk=False) is None
+    try:
+        assert ready.wait(120), "the background compile did not finish"
+    finally:
+        store.stop()
+    assert killed and here == []  # compiled by a second worker, not by this process
+    assert store.stats.background == 1 and store.stats.compiles == 1
