@@ -307,6 +307,13 @@ class ProgramCache:
                 self.schedules.put(gkey, sched)
         return sched
 
+    def add_outputs(self, sched: Schedule, key: tuple, outputs: tuple, roots: tuple) -> None:
+        """Remember ``sched`` (the schedule of graph ``key`` computing ``outputs``) with
+        the nodes ``roots``, which it gives buffers, as further outputs: that graph
+        computing ``outputs + roots`` is not scheduled again."""
+        with self.lock:
+            self.schedules.put((key, outputs + roots), sched.with_outputs(list(roots)))
+
     def executable(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Executable:
         """The schedule and program code of ``nodes`` computing ``outputs``."""
         key = key if key is not None else graph_key(nodes)

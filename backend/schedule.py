@@ -135,6 +135,14 @@ class Schedule:
         return (f"Schedule({len(self.kernels)} kernels, {len(self.buffers)} buffers, "
                 f"{len(self.scalars)} scalars, outputs {self.outputs})")
 
+    def with_outputs(self, roots: list) -> "Schedule":
+        """This schedule with the nodes ``roots`` (indices of nodes it gives a buffer)
+        as further outputs: the same kernels, so the same program code."""
+        slot = {j: s for s, j in enumerate(self.buffers) if s >= self.n_inputs}
+        return Schedule(self.kernels, self.stages, self.buffers, self.buffer_dtypes,
+                        self.n_inputs, self.scalars, self.outputs + [slot[j] for j in roots],
+                        self.meta_size, self.materialized)
+
     def signature(self) -> tuple:
         """Key of the native code: equal signatures share one compiled program."""
         stages = tuple((kind, tuple(x) if kind == "native" else None) for kind, x in self.stages)

@@ -205,8 +205,12 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
             copy.append(snapshot_of(nodes, values, keys[0]))
         return copy[0]
     if held:  # held nodes the program writes to memory anyway: kept for free
-        live += _live.buffered(nodes, held,
-                               PROGRAMS.schedule(snap, outputs + tuple(live), keys[0]))
+        wanted = outputs + tuple(live)
+        sched = PROGRAMS.schedule(snap, wanted, keys[0])
+        found = _live.buffered(nodes, held, sched)
+        if found:  # the same kernels: not scheduled again
+            PROGRAMS.add_outputs(sched, keys[0], wanted, tuple(found))
+            live += found
     runner, made = PROGRAMS.runner(snap, outputs + tuple(live), keys, {})
     check_allocation_once(runner.allocs, what)
     sched = runner.schedule

@@ -236,9 +236,15 @@ def test_held_nodes_written_to_memory_anyway_are_kept_at_once(monkeypatch):
         sd = xp.std(x, axis=0)
         return (x - mu) / sd, mu, sd  # the caller holds all three
     z, mu, sd = standardise()
+    from lazyarray.backend import cache
+    scheduled = []
+    real = cache.schedule
+    monkeypatch.setattr(cache, "schedule", lambda *a: scheduled.append(1) or real(*a))
     before = _kernel_runs()
     np.asarray(z)
     runs = _kernel_runs() - before
+    assert len(scheduled) == 1  # kept by the schedule made for z alone, not a second one
+    monkeypatch.setattr(cache, "schedule", real)
     assert mu.attached_value is not None and sd.attached_value is not None
     z2 = (x - xp.mean(x, axis=0)) / xp.std(x, axis=0)  # the same, nothing held
     before = _kernel_runs()
