@@ -165,6 +165,11 @@ class Image:
         """Names of the defined global (and weak) function and data symbols."""
         return tuple(self._names())
 
+    def index(self) -> None:
+        """Decode the name table now (a background thread can, before lookups need it)."""
+        if self._finalizer.alive:
+            self._names()
+
     @property
     def closed(self) -> bool:
         return not self._finalizer.alive
