@@ -6,9 +6,10 @@ so the parent process never needs llvmlite for them and its threads are not
 held up by the GIL while a background compile runs.  llvmlite's pass pipeline
 also keeps about 80 KB per compile that it never gives back, so the child is
 replaced every ``RECYCLE`` compiles; and an LLVM abort kills the child, not
-the user's process.  The parent starts the worker in the background on its
-first compile.  A compile a caller waits for runs in-process whenever the
-worker is not ready at once (starting, being replaced, busy with a background
+the user's process.  The parent starts the worker on its first background
+compile, or ``START_DELAY`` seconds after the first compile a caller waited
+for.  A compile a caller waits for runs in-process whenever the worker is not
+ready at once (not started, starting, being replaced, busy with a background
 compile); a background compile always waits for a worker (an in-process LLVM
 call cannot be abandoned at exit), unless workers keep dying or are turned
 off with ``LAZYARRAY_COMPILE_WORKER=0``.
@@ -44,6 +45,11 @@ from typing import Optional
 
 RECYCLE = 1000
 START_WAIT = 30.0  # seconds the background thread waits for a starting worker
+# Seconds after a caller's first compile before a worker starts (see Pool.compile): a
+# starting worker (a Python process importing LLVM) takes the second core from the
+# compiles of a new machine's first evaluation (250-300 ms with one starting beside it,
+# 100-180 ms without).
+START_DELAY = 0.25
 DEFAULT_TIMEOUT = 60.0  # seconds a request may take before its worker is abandoned
 READY = b"READY\n"
 _REPLY = struct.Struct("<BqdI")
@@ -196,6 +202,7 @@ class Pool:
         self.current: Optional[Worker] = None
         self.next: Optional[Worker] = None
         self.failures = 0
+        self._timer: Optional[threading.Timer] = None
 
     def compile(self, builder: tuple, quick: bool, background: bool = False,
                 stop=lambda: False) -> Optional[bytes]:
@@ -205,7 +212,9 @@ class Pool:
         here is quicker than waiting.  The background thread waits for a worker that
         is starting (up to ``START_WAIT`` seconds), so that this process need not load
         LLVM at all, and for a busy one (``stop()`` true: give up, the process exits)."""
-        w = self._ready_worker()
+        w = self._ready_worker(start=background)
+        if w is None and not background:
+            self._start_soon()
         if w is None and background:
             deadline = time.monotonic() + START_WAIT
             while w is None and time.monotonic() < deadline and self.usable() and not stop():
@@ -235,11 +244,24 @@ class Pool:
         """False once workers have kept dying here (compiles run in-process from then on)."""
         return self.failures <= 3
 
-    def _ready_worker(self) -> Optional[Worker]:
+    def _start_soon(self) -> None:
+        """Start a worker ``START_DELAY`` seconds from now unless one runs by then."""
+        with self.state:
+            if self.current is not None or self._timer is not None or not self.usable():
+                return
+            self._timer = threading.Timer(START_DELAY, self._ready_worker)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _ready_worker(self, start: bool = True) -> Optional[Worker]:
+        """The current worker if it is ready; else None, having started one if none
+        runs and ``start``."""
         with self.state:
             if not self.usable():
                 return None  # workers keep dying here: compile in-process from now on
             if self.current is None:
+                if not start:
+                    return None
                 self.current = Worker()
             if self.current.compiles >= RECYCLE and self.next is None:
                 self.next = Worker()
@@ -270,6 +292,9 @@ class Pool:
 
     def close(self) -> None:
         with self.state:
+            if self._timer is not None:
+                self._timer.cancel()
+            self.failures = 1 << 30  # (at exit) no worker starts after this
             for w in (self.current, self.next):
                 if w is not None:
                     w.close()
