@@ -101,6 +101,21 @@ def test_a_fork_while_another_thread_starts_llvm_leaves_the_child_able_to_compil
     _child_compiles(STARTING_LLVM, env)
 
 
+# The end of a parent's script: wait up to 60 s for child ``pid`` (``status`` None: hung).
+WAIT_FOR_CHILD = """
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    status = None
+"""
+
+
 HELD_LOCKS = """
 import gc, os, sys, threading, time, numpy as np, lazyarray as xp
 from lazyarray.backend import cache, library, tiers
@@ -125,17 +140,7 @@ if pid == 0:
     ok = abs(float(xp.sum(xp.cos(a) * 3.0)) - want) < 1e-12 * abs(want)  # the in-flight one
     ok = ok and float(xp.sum(xp.tanh(a) + 1.0)) > 0 and gc.isenabled()  # a new one
     os._exit(0 if ok else 3)
-end = time.monotonic() + 60
-while time.monotonic() < end:
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done:
-        break
-    time.sleep(0.05)
-else:
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-    status = None
-release.set()
+""" + WAIT_FOR_CHILD + """release.set()
 t.join()
 print("child", "hung" if status is None else os.waitstatus_to_exitcode(status))
 """
@@ -158,17 +163,7 @@ import os, sys, time, numpy as np, lazyarray as xp
 pid = os.fork()  # at once: the thread mapping the building blocks may be importing
 if pid == 0:
     os._exit(0 if float(xp.sum(xp.asarray(np.ones(5)) * 2.0)) == 10.0 else 3)
-end = time.monotonic() + 30
-while time.monotonic() < end:
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done:
-        break
-    time.sleep(0.01)
-else:
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-    status = None
-print("child", "hung" if status is None else os.waitstatus_to_exitcode(status))
+""" + WAIT_FOR_CHILD + """print("child", "hung" if status is None else os.waitstatus_to_exitcode(status))
 """
 
 
