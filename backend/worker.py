@@ -45,10 +45,10 @@ from typing import Optional
 
 RECYCLE = 1000
 START_WAIT = 30.0  # seconds the background thread waits for a starting worker
-# Seconds after a caller's first compile before a worker starts (see Pool.compile): a
-# starting worker (a Python process importing LLVM) takes the second core from the
-# compiles of a new machine's first evaluation (250-300 ms with one starting beside it,
-# 100-180 ms without).
+# Seconds after a caller's compile (with no worker) before a worker starts (see
+# Pool.compile): a starting worker (a Python process importing LLVM) takes the second core
+# from the compiles of a new machine's first evaluation (medians of 140 ms with one
+# starting beside it, 111 ms without: benchmarks/README.md).
 START_DELAY = 0.25
 DEFAULT_TIMEOUT = 60.0  # seconds a request may take before its worker is abandoned
 READY = b"READY\n"
@@ -247,7 +247,8 @@ class Pool:
     def _start_soon(self) -> None:
         """Start a worker ``START_DELAY`` seconds from now unless one runs by then."""
         with self.state:
-            if self.current is not None or self._timer is not None or not self.usable():
+            waiting = self._timer is not None and self._timer.is_alive()
+            if self.current is not None or waiting or not self.usable():
                 return
             self._timer = threading.Timer(START_DELAY, self._ready_worker)
             self._timer.daemon = True
