@@ -14,8 +14,10 @@ disk); the process waits for pending writes when it exits.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import stat
+import threading
 import zlib
 from pathlib import Path
 from typing import Optional
@@ -68,11 +70,10 @@ class DiskCache:
 
     def store(self, key: str, obj: bytes) -> None:
         """Write ``obj`` for ``key`` atomically; a failure only means no cache entry."""
-        import tempfile  # (with shutil and random: 4-5 ms of a new process's first load)
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            fd, tmp = _temporary(path.parent)
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(MAGIC + zlib.crc32(obj).to_bytes(4, "little") + obj)
@@ -88,6 +89,23 @@ class DiskCache:
             self._path(key).unlink()
         except OSError:
             pass
+
+
+_serial = itertools.count()
+
+
+def _temporary(folder: Path) -> tuple:
+    """(fd, path) of a new file in ``folder`` that no other writer uses (process, thread
+    and a counter in its name; created exclusively, readable by the owner only, as
+    ``tempfile.mkstemp`` makes them).  Not tempfile itself: importing it on the writer's
+    thread could leave a process forked meanwhile with the module locked for good (and
+    it pulls in shutil and random: 4-5 ms of a new process's first load)."""
+    while True:
+        tmp = folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{next(_serial)}"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
+        except FileExistsError:  # left by a process that had this pid before
+            continue
 
 
 _WRITER = threads.SerialWorker("lazyarray-disk-cache", at_exit="flush")
