@@ -312,7 +312,7 @@ class ProgramCache:
         the nodes ``roots``, which it gives buffers, as further outputs: that graph
         computing ``outputs + roots`` is not scheduled again."""
         with self.lock:
-            self.schedules.put((key, outputs + roots), sched.with_outputs(list(roots)))
+            self.schedules.put((key, outputs + roots), sched.with_outputs(roots))
 
     def executable(self, nodes: list, outputs: tuple, key: tuple | None = None) -> Executable:
         """The schedule and program code of ``nodes`` computing ``outputs``."""

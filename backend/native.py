@@ -394,10 +394,8 @@ class Store:
                                stop=lambda: self._stopping)
             if obj is not None:
                 return obj
-            if not background:
+            if not background or self._stopping:
                 break
-            if self._stopping:
-                raise RuntimeError("exiting: background compile dropped")
         if background and self._stopping:
             raise RuntimeError("exiting: background compile dropped")
         me = threading.get_ident()

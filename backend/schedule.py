@@ -22,7 +22,7 @@ instruction a block register on the stack.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from .ir import (ARG_REDUCE, COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, SCAN, VIEW,
                  External, Node, Op, ScalarType)
@@ -135,7 +135,7 @@ class Schedule:
         return (f"Schedule({len(self.kernels)} kernels, {len(self.buffers)} buffers, "
                 f"{len(self.scalars)} scalars, outputs {self.outputs})")
 
-    def with_outputs(self, roots: list) -> "Schedule":
+    def with_outputs(self, roots: Sequence[int]) -> "Schedule":
         """This schedule with the nodes ``roots`` (indices of nodes it gives a buffer)
         as further outputs: the same kernels, so the same program code."""
         slot = {j: s for s, j in enumerate(self.buffers) if s >= self.n_inputs}

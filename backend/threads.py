@@ -49,8 +49,9 @@ PYTHON_MIN = {"math": 1 << 17, "light": 1 << 18, "reduce": 1 << 20, "matmul": 1 
 # interpreted (2 cores, load 6) against 0.24 s compiled; a round costs the Python pool
 # tens of microseconds and the native pool a few, against milliseconds of work.  A
 # matrix product's chunks are rows, and each chunk packs all of B once per block of rows
-# of A (mc: 1008 with AVX-512, 4080 with AVX2, backend/tiling.py): 3 * 2^31 iterations are 176 rows of a 6000^3 product (~0.3 s;
-# both tiers run it on the GEMM routine, see runtime.GEMM_WAIT).
+# of A (mc: 1008 with AVX-512, 4080 with AVX2, backend/tiling.py): 3 * 2^31 iterations
+# are 176 rows of a 6000^3 product (~0.3 s; both tiers run it on the GEMM routine, see
+# runtime.GEMM_WAIT).
 SLICE = {"math": 1 << 22, "light": 1 << 24, "reduce": 1 << 24, "matmul": 3 << 31}
 # The fewest iterations any kernel splits from (see _chunks in runtime.py).
 LEAST = min(min(t[k] for k in ("math", "light", "reduce", "matmul")) for t in (NATIVE_MIN, PYTHON_MIN))

@@ -202,6 +202,7 @@ class Pool:
         self.current: Optional[Worker] = None
         self.next: Optional[Worker] = None
         self.failures = 0
+        self.closed = False  # at exit: no worker starts after this
         self._timer: Optional[threading.Timer] = None
 
     def compile(self, builder: tuple, quick: bool, background: bool = False,
@@ -241,8 +242,9 @@ class Pool:
             self.lock.release()
 
     def usable(self) -> bool:
-        """False once workers have kept dying here (compiles run in-process from then on)."""
-        return self.failures <= 3
+        """False once workers have kept dying here (compiles run in-process from then on)
+        or the pool is closed."""
+        return self.failures <= 3 and not self.closed
 
     def _start_soon(self) -> None:
         """Start a worker ``START_DELAY`` seconds from now unless one runs by then."""
@@ -295,7 +297,7 @@ class Pool:
         with self.state:
             if self._timer is not None:
                 self._timer.cancel()
-            self.failures = 1 << 30  # (at exit) no worker starts after this
+            self.closed = True
             for w in (self.current, self.next):
                 if w is not None:
                     w.close()
