@@ -180,10 +180,20 @@ def _switch(name: str) -> bool:
     return os.environ.get(name, "1").lower() not in ("0", "false", "no", "off")
 
 
+def _quick_sequencer() -> None:
+    """Compile the sequencer as quick code (kept in memory and on disk, where
+    ``run_address`` finds it)."""
+    try:
+        native.get(sequencer_unit())
+    except Exception:  # noqa: BLE001 - the first evaluation tries again and reports
+        pass
+
+
 def preload() -> None:
     """Map the building blocks from the disk cache on a background thread, now (called
-    when lazyarray is imported): the first evaluation then finds them loaded.  Nothing
-    is compiled here, and LLVM is not loaded; ``LAZYARRAY_PRELOAD=0`` turns it off."""
+    when lazyarray is imported): the first evaluation then finds them loaded, and LLVM
+    is not loaded.  On a machine without them (an empty disk cache), the sequencer is
+    compiled now instead, as quick code; ``LAZYARRAY_PRELOAD=0`` turns both off."""
     global _preloading
     if _switch("LAZYARRAY_PRELOAD") and _bundle_state is None:
         _preloading = threading.Thread(target=_preload, name="lazyarray-preload", daemon=True)
@@ -209,6 +219,12 @@ os.register_at_fork(before=_before_fork)
 def _preload() -> None:
     try:
         _bundle(queue=False)  # a machine without the bundle compiles it when it is needed
+        if _bundle_state is None and "run" not in _addr:
+            # but its first evaluation needs the sequencer, the longest compile of that
+            # call (about 90 ms with LLVM's import): started now, once per machine.  Not
+            # a daemon thread: the process does not exit while LLVM runs.  (Its imports
+            # are safe from fork(): threads.wait_for_imports.)
+            threading.Thread(target=_quick_sequencer, name="lazyarray-sequencer").start()
         if _bundle_image is not None:
             # its name table too (0.35-0.5 ms in a new process): a first fit of a
             # scikit-learn estimator looks up 50-100 primitives

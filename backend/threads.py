@@ -20,6 +20,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from typing import Optional
 
 # Iterations per chunk, by how much a kernel does per iteration: below these a second
@@ -208,10 +209,61 @@ _llvmlite_held: list = []
 CODEGEN_LOCK = threading.Lock()
 
 
+IMPORT_WAIT = 10.0  # seconds fork() waits for one of lazyarray's threads to finish an import
+
+
+def _our_imports() -> bool:
+    """Whether one of lazyarray's own threads (named ``lazyarray-*``) is importing a
+    module now: it holds that module's import lock (importlib's per-module lock)."""
+    bootstrap = sys.modules.get("importlib._bootstrap") or sys.modules.get("_frozen_importlib")
+    locks = getattr(bootstrap, "_module_locks", None)
+    if not locks:
+        return False
+    me = threading.current_thread()
+    ours = {t.ident for t in threading.enumerate()
+            if t is not me and t.name.startswith("lazyarray")}
+    if not ours:
+        return False
+    try:
+        held = [ref() for ref in list(locks.values())]
+    except RuntimeError:  # changed while copied: ask again
+        return True
+    return any(lock is not None and getattr(lock, "count", 0)
+               and getattr(lock, "owner", None) in ours for lock in held)
+
+
+def wait_for_imports(limit: float = IMPORT_WAIT) -> None:
+    """Wait (``limit`` seconds at most) while one of lazyarray's threads imports a
+    module.  For fork(): the child inherits the module's import lock held by a thread it
+    does not have, and its first import of that module waits for ever (a child forked
+    right after ``import lazyarray`` hung 40 of 40 times on the preload thread's import
+    of backend/loader.py).  Every thread of ours imports lazily (the compile thread its
+    worker module, a new machine's sequencer thread LLVM's modules): one rule here covers
+    them all, whichever import it is."""
+    end = time.monotonic() + limit
+    while _our_imports() and time.monotonic() < end:
+        time.sleep(0.0005)
+
+
 def _before_fork() -> None:
-    # fork() waits for an LLVM call under way on another thread: the child's copy of a
-    # lock would otherwise stay held and its first compile wait for ever.  The locks in
-    # the order they nest: the code generator's creation, its own two locks when it exists
+    # fork() waits for what another thread of ours is doing that would leave the child a
+    # lock held for good: an import (wait_for_imports) and an LLVM call (_take_llvm_locks).
+    # The imports are looked at again once the LLVM locks are held: a thread those locks
+    # let through may import next (the sequencer thread imports its IR module right after
+    # starting the code generator: 9 of 20 children forked then hung without this).
+    end = time.monotonic() + IMPORT_WAIT
+    while True:
+        wait_for_imports(max(0.0, end - time.monotonic()))
+        _take_llvm_locks()
+        if not _our_imports() or time.monotonic() >= end:
+            return
+        _after_fork()  # let it finish its import, then take them again
+
+
+def _take_llvm_locks() -> None:
+    # Waits for an LLVM call under way on another thread: the child's copy of a lock
+    # would otherwise stay held and its first compile wait for ever.  The locks in the
+    # order they nest: the code generator's creation, its own two locks when it exists
     # (backend/llvm.py), llvmlite's around every LLVM call.  Registered at the backend's
     # first import, so it runs whether or not backend/llvm.py was loaded (a warm cache
     # runs without LLVM).

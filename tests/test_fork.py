@@ -177,3 +177,27 @@ def test_a_child_forked_right_after_import_evaluates():
                              text=True, env=dict(os.environ), timeout=120)
         assert out.returncode == 0, out.stderr
         assert out.stdout.split() == ["child", "0"]
+
+
+FORK_AFTER_IMPORT_AT = """
+import os, sys, time, numpy as np, lazyarray as xp
+time.sleep(float(sys.argv[1]))  # a new machine: the sequencer's thread imports LLVM, compiles
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if float(xp.sum(xp.asarray(np.ones(5)) * 2.0)) == 10.0 else 3)
+""" + WAIT_FOR_CHILD + """print("child", "hung" if status is None else os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_while_a_new_machine_starts_evaluates(tmp_path):
+    """On an empty disk cache the import starts the sequencer's compile on a thread that
+    imports modules before and after LLVM's start; fork() waits for those imports
+    (threads.wait_for_imports), looking again once it holds LLVM's locks: 9 of 20 children
+    forked 0-120 ms after the import hung when it looked only once."""
+    for i, delay in enumerate(("0.005", "0.02", "0.03", "0.045", "0.06", "0.09")):
+        env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path / str(i)))
+        out = subprocess.run([sys.executable, "-c", FORK_AFTER_IMPORT_AT, delay],
+                             capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == ["child", "0"], (delay, out.stdout)
