@@ -2,12 +2,13 @@
 (implicit and jit), numexpr, numba and jax.jit side by side, at a small and a large
 size, checked against numpy, with the ratios the issue's targets are stated in.
 
-    python -m benchmarks.workloads [--quick] [--only NAME[,NAME...]] [--list]
+    python -m benchmarks.workloads [--quick] [--only NAME[,NAME...]] [--list] [--no-busy]
 
 ``--quick`` runs the small size only, with fewer samples (2-3 minutes under load:
 numba and XLA compiling take half of it).  The
 programs are in ``_programs.py`` (numba versions in ``_numba_programs.py``), how they
-are run in ``_suite.py``, the recording-cost part in ``_recording.py``.  See
+are run in ``_suite.py``, the recording-cost part in ``_recording.py``, the busy-cores
+part (the thread pool next to spinning processes) in ``_busy.py``.  See
 benchmarks/README.md, "Workload suite".
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = "benchmarks"  # noqa: A001
 
-from . import _recording, _suite  # noqa: E402
+from . import _busy, _recording, _suite  # noqa: E402
 from ._env import header, installed_from, load_libs  # noqa: E402
 from ._programs import BY_NAME, PROGRAMS, Program, run_loop  # noqa: E402
 from ._suite import LOOP_ITERS, PEERS, Result  # noqa: E402
@@ -228,7 +229,10 @@ def parse(argv) -> argparse.Namespace:
     ap.add_argument("--only", metavar="NAME[,NAME...]", help="only these programs (see --list)")
     ap.add_argument("--list", action="store_true", help="list the programs and exit")
     ap.add_argument("--no-recording", action="store_true", help="skip the recording-cost part")
-    ap.add_argument("--recording-only", action="store_true", help="only the recording-cost part")
+    ap.add_argument("--recording-only", action="store_true",
+                    help="only the recording-cost part (and the busy-cores part)")
+    ap.add_argument("--no-busy", action="store_true",
+                    help="skip the busy-cores part (the pool next to spinning processes)")
     return ap.parse_args(argv)
 
 
@@ -257,6 +261,7 @@ def main(argv=None) -> int:
         for size in (("small",) if args.quick else ("small", "large")):
             results += run_program(prog, size, libs, args.quick, failures, deferred)
     rec = [] if args.no_recording else _recording.recording_costs(args.quick)
+    busy = None if args.no_busy else _busy.busy_costs(args.quick)
     for job in deferred:
         try:
             job()
@@ -270,7 +275,8 @@ def main(argv=None) -> int:
           "in this process; ratios median/median; '!' = result differs from numpy "
           f"(rtol {_suite.RTOL:g})\n")
     print("\n".join(results_table(results)))
-    print("\nTargets:\n" + "\n".join(target_lines(results)))
+    print("\nTargets:\n" + "\n".join(target_lines(results)
+                                       + ([_busy.target_line(busy)] if busy else [])))
     growth, least = loop_growth(results), loop_growth(results, "mins")
     if growth:
         print("\nLoop: per-iteration time at 200 iterations / at 10, of the medians (of the "
@@ -280,6 +286,9 @@ def main(argv=None) -> int:
     if rec:
         print("\nRecording cost (thread CPU time, nothing evaluated):")
         print("\n".join(recording_table(rec)))
+    if busy:
+        print("\nBusy cores (the native pool next to other processes):")
+        print("\n".join(_busy.busy_table(busy, fmt_time)))
     problems = problem_lines(results, failures)
     if problems:
         print("\nProblems and notes:\n" + "\n".join(problems))
