@@ -118,10 +118,13 @@ def _trampolines() -> Optional[_Trampolines]:
 
 
 def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
-               on_open: Optional[Callable] = None) -> Optional[Callable]:
+               on_open: Optional[Callable] = None,
+               unused: Optional[dict] = None) -> Optional[Callable]:
     """The native callable running ``runner`` on ``n_args`` arrays, or None.
 
     ``sources``: per input slot, an argument index (int) or a constant array.
+    ``unused``: argument index -> (dtype, shape) of the arguments no slot reads (a
+    function's parameter it ignores): checked like the others, then left alone.
     With ``scal_arg`` the callable takes one more argument: the scalar bytes.
     Only single-output runners qualify whose run is one sequencer call, or one kernel
     in chunks that write their own parts of the output (run on the native pool,
@@ -149,6 +152,8 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     for slot, src in enumerate(sources):
         if isinstance(src, int):
             arg_specs[src] = (slot, np.dtype(sched.buffer_dtypes[slot].np), runner.in_shapes[slot])
+    for i, (dtype, shape) in (unused or {}).items():
+        arg_specs.setdefault(i, (None, np.dtype(dtype), tuple(shape)))
     if sorted(arg_specs) != list(range(n_args)):
         return None
     sig = (n_args, tuple(len(arg_specs[i][2]) for i in range(n_args)),

@@ -194,3 +194,27 @@ def test_door_results_make_their_node_when_first_used():
     np.testing.assert_array_equal(np.asarray(xp.sum(r * r) + r[3]), np.sum((xv * 2) ** 2) + xv[3] * 2)
     with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
         r.nonexistent  # noqa: B018
+
+
+def test_a_parameter_the_function_ignores_keeps_the_door():
+    """The door checks an ignored argument's dtype and shape too (as the Python path's
+    runner key does) instead of not opening at all."""
+    xv, yv = np.linspace(0, 2, 12), np.arange(5.0)
+    p = prepared(lambda x, y: x * 2.0, xv, yv)
+    assert p._door is not None
+    np.testing.assert_array_equal(np.asarray(p(xv, yv)), xv * 2.0)
+    np.testing.assert_array_equal(np.asarray(p(xv, yv + 1)), xv * 2.0)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        p(xv, np.zeros(6))  # the ignored argument's shape is still checked
+    with pytest.raises(ValueError, match="dtype mismatch"):
+        p(xv, np.zeros(5, np.float32))
+    c = xp.asarray(np.full(12, 3.0))  # with a captured constant beside it
+    q = prepared(lambda x, y: x * c, xv, yv)
+    assert q._door is not None
+    np.testing.assert_array_equal(np.asarray(q(xv, yv)), xv * 3.0)
+    f = xp.jit(lambda x, y: x + 1.0)
+    for _ in range(3):
+        f(xv, yv)
+    native.flush()
+    f(xv, yv)
+    np.testing.assert_array_equal(np.asarray(f(xv, yv)), xv + 1.0)
