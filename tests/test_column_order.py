@@ -130,3 +130,30 @@ def test_kernels_that_have_a_column_order():
     assert not any("columns_run" in t for t in ir_of(xp.argmax(x * 2.0, axis=0)))
     assert not any("columns_run" in t for t in ir_of(xp.cumulative_sum(x * 2.0, axis=0)))
     assert not any("columns_run" in t for t in ir_of(xp.sum(x * 2.0)))
+
+
+@pytest.mark.parametrize("shape", [(15, 3), (16, 3), (17, 2), (100, 3), (40, 5, 7),
+                                   (1030, 1), (33, 2, 3)])
+@pytest.mark.parametrize("dtype", ["int16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("fname", ["sum", "prod", "max", "min", "mean"])
+def test_a_reduced_axis_shorter_than_a_vector(fname, dtype, shape):
+    """A short last axis beside many results takes the column order too (the row order
+    would reduce a partial vector per result): the same values."""
+    if np.dtype(dtype).kind == "c" and fname in ("max", "min"):
+        pytest.skip("max/min are not defined for complex dtypes")
+    if np.dtype(dtype).kind not in "fc" and fname == "mean":
+        pytest.skip("mean is defined for floating dtypes only")
+    a = values(shape, dtype, np.random.default_rng(len(shape) * 100 + shape[0]))
+    check(getattr(xp, fname)(xp.asarray(a) * 1, axis=-1), getattr(np, fname)(a, axis=-1),
+          rtol=TOL, atol=TOL)
+
+
+def test_pairwise_distances_broadcast_then_reduce_over_three_coordinates():
+    rng = np.random.default_rng(8)
+    a, b = rng.uniform(0, 1, (100, 3)), rng.uniform(0, 1, (30, 3))
+    d = xp.expand_dims(xp.asarray(a), axis=1) - xp.expand_dims(xp.asarray(b), axis=0)
+    want = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2))
+    check(xp.sqrt(xp.sum(d * d, axis=2)), want, rtol=TOL, atol=TOL)
+    e = xp.astype(d, xp.float32)
+    check(xp.sum(e * e, axis=2), ((a[:, None, :] - b[None, :, :]).astype(np.float32) ** 2)
+          .sum(axis=2), rtol=TOL, atol=TOL)
