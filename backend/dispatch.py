@@ -4,7 +4,8 @@
 that, in native code, checks that its arguments are C-contiguous aligned
 numpy arrays of the bound dtypes and shapes, allocates the output arrays
 with numpy's ``PyArray_Empty``, runs the sequencer on the runner's program code
-with the GIL released and returns the output array.  Anything it does not handle
+with the GIL released and returns the output array (a prepared program with several
+outputs: a tuple of them).  Anything it does not handle
 (another type, dtype, shape or layout, a kernel error) returns ``FALLBACK``
 without side effects, and the caller takes the Python path, which raises the
 proper error.  It replaces about a microsecond of Python per call.
@@ -118,15 +119,17 @@ def _trampolines() -> Optional[_Trampolines]:
 
 
 def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
-               on_open: Optional[Callable] = None,
-               unused: Optional[dict] = None) -> Optional[Callable]:
+               on_open: Optional[Callable] = None, unused: Optional[dict] = None,
+               several: bool = False) -> Optional[Callable]:
     """The native callable running ``runner`` on ``n_args`` arrays, or None.
 
     ``sources``: per input slot, an argument index (int) or a constant array.
     ``unused``: argument index -> (dtype, shape) of the arguments no slot reads (a
     function's parameter it ignores): checked like the others, then left alone.
     With ``scal_arg`` the callable takes one more argument: the scalar bytes.
-    Only single-output runners qualify whose run is one sequencer call, or one kernel
+    ``several``: the callable returns a tuple of the runner's outputs (any number of
+    distinct ones, none of them an input); else only a single-output runner qualifies,
+    and the callable returns its array.  Runners qualify whose run is one sequencer call, or one kernel
     in chunks that write their own parts of the output (run on the native pool,
     backend/parallel.py); runners with pooled large buffers (backend/buffers.py) do
     not.  The door is also given to ``on_open``: at once, or, when its trampoline is
@@ -134,7 +137,10 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     None is returned and the caller keeps the Python path).
     """
     chunked = runner.chunked
-    if not abi.FIELDS or (runner.only is None and chunked is None) or len(runner.outputs) != 1:
+    if not abi.FIELDS or (runner.only is None and chunked is None):
+        return None
+    outs = runner.outputs
+    if (len(outs) != 1 and not several) or len(set(outs)) != len(outs):
         return None
     if runner.new_buffer is buffers.empty:
         return None  # large buffers come from the pool (Python's cost is small beside them)
@@ -142,8 +148,7 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     if chunked is not None and pool is None:
         return None
     sched = runner.schedule
-    out = runner.outputs[0]
-    if out < sched.n_inputs or len(sources) != sched.n_inputs:
+    if min(outs) < sched.n_inputs or len(sources) != sched.n_inputs:
         return None
     tr = _trampolines()
     if tr is None:
@@ -158,8 +163,9 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
         return None
     sig = (n_args, tuple(len(arg_specs[i][2]) for i in range(n_args)),
            tuple(s if isinstance(s, int) else "c" for s in sources),
-           tuple(len(shape) for shape, _ in runner.allocs), out - sched.n_inputs, scal_arg,
-           len(chunked.metas) if chunked is not None else 0)
+           tuple(len(shape) for shape, _ in runner.allocs),
+           tuple(o - sched.n_inputs for o in outs), scal_arg,
+           len(chunked.metas) if chunked is not None else 0, several)
 
     def make(md: _MethodDef):
         words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg, pool)
@@ -214,7 +220,7 @@ def door_ir(name: str, sig: tuple, vector_variants: dict | None = None) -> str:
 def _build(name: str, sig: tuple) -> str:
     """LLVM IR of the trampoline for ``sig`` (see ``front_door``), written as text:
     straight-line checks, each failing to ``%fallback``."""
-    n_args, ranks, sources, alloc_ranks, out_alloc, scal_arg, n_chunks = sig
+    n_args, ranks, sources, alloc_ranks, out_allocs, scal_arg, n_chunks, several = sig
     e = _Emitter()
     dobj = e.load("ptr", "%self", abi.TUPLE_ITEMS)  # self is (descriptor array, keep-alives)
     e.line(f"%desc = load ptr, ptr {e.tmp(f'getelementptr i8, ptr {dobj}, i64 {abi.ARRAY_DATA}')}")
@@ -276,14 +282,19 @@ def _build(name: str, sig: tuple) -> str:
         rc = e.tmp(f"call i32 {entry}(ptr {head}, ptr {meta}, ptr {scal}, ptr {err})")
     e.line(f"call void @PyEval_RestoreThread(ptr {ts})")
     for j, m in enumerate(made):
-        if j != out_alloc:
+        if j not in out_allocs:
             e.line(f"call void @Py_DecRef(ptr {m})")
+    outs = [made[j] for j in out_allocs]
     good, bad = e.label(), e.label()
     e.line(f"br i1 {e.tmp(f'icmp eq i32 {rc}, 0')}, label %{good}, label %{bad}")
     e.block(good)
-    e.line(f"ret ptr {made[out_alloc]}")
+    if several:
+        _return_tuple(e, outs)
+    else:
+        e.line(f"ret ptr {outs[0]}")
     e.block(bad)  # a kernel error: the Python path runs again and raises it
-    e.line(f"call void @Py_DecRef(ptr {made[out_alloc]})")
+    for m in outs:
+        e.line(f"call void @Py_DecRef(ptr {m})")
     e.line("br label %fallback")
     e.block("fallback")
     fb = e.tmp(f"inttoptr i64 {e.word(_FALLBACK)} to ptr")
@@ -291,6 +302,22 @@ def _build(name: str, sig: tuple) -> str:
     e.line(f"ret ptr {fb}")
     return (_DECLS + f"define ptr @{name}(ptr %self, ptr %args, i64 %nargs) {{\nentry:\n"
             + "\n".join(e.lines) + "\n}\n")
+
+
+def _return_tuple(e, outs: list) -> None:
+    """Emit: return a new tuple of ``outs`` (each reference goes into it), or NULL with
+    them released when the tuple cannot be made (Python has set MemoryError)."""
+    t = e.tmp(f"call ptr @PyTuple_New(i64 {len(outs)})")
+    ok, fail = e.label(), e.label()
+    e.line(f"br i1 {e.tmp(f'icmp ne ptr {t}, null')}, label %{ok}, label %{fail}")
+    e.block(fail)
+    for m in outs:
+        e.line(f"call void @Py_DecRef(ptr {m})")
+    e.line("ret ptr null")
+    e.block(ok)
+    for i, m in enumerate(outs):  # steals the reference; cannot fail on a new tuple
+        e.tmp(f"call i32 @PyTuple_SetItem(ptr {t}, i64 {i}, ptr {m})")
+    e.line(f"ret ptr {t}")
 
 
 def _run_chunks(e, n: int, entry: str, head: str, scal: str) -> str:
@@ -312,6 +339,8 @@ _DECLS = """declare void @Py_IncRef(ptr)
 declare void @Py_DecRef(ptr)
 declare ptr @PyEval_SaveThread()
 declare void @PyEval_RestoreThread(ptr)
+declare ptr @PyTuple_New(i64)
+declare i32 @PyTuple_SetItem(ptr, i64, ptr)
 """
 
 

@@ -599,11 +599,11 @@ class Prepared:
         door = self._door
         if door is not None:
             out = door(*args)
-            if out is not dispatch.FALLBACK:  # one output of the shape the door was made for
-                d, leaf = self._door_out or self._door_output(out)
-                a = _object_new(Array)  # as _result(out, d), the leaf id known
-                a._pending = (out, d, leaf)
-                return a
+            if out is not dispatch.FALLBACK:  # the outputs of the shapes the door was made for
+                kinds = self._door_out or self._door_outputs(out)
+                if self.program._single:
+                    return _known_result(out, kinds[0])
+                return tuple([_known_result(o, k) for o, k in zip(out, kinds)])
         values = self._values(args)
         if values is None:
             from .dask import to_dask
@@ -635,16 +635,25 @@ class Prepared:
         used = {k for k in self.program._slot_leaf if k < n}
         unused = {i: (self._np_dtypes[i], shapes[i]) for i in range(n) if i not in used}
         self._door_runner = runner
-        self._door_out = None  # its output's dtype and leaf id, from its first one
+        self._door_out = None  # its outputs' dtypes and leaf ids, from its first run
 
         def opened(door) -> None:  # now, or once the trampoline is compiled
             self._door = door
-        dispatch.front_door(runner, sources, n, on_open=opened, unused=unused)
+        dispatch.front_door(runner, sources, n, on_open=opened, unused=unused,
+                            several=not self.program._single)
 
-    def _door_output(self, out: np.ndarray) -> tuple:
-        d = self._out_dtypes[0]
-        self._door_out = (d, ir.leaf_id(_DATA, d, out.shape))
+    def _door_outputs(self, out) -> tuple:
+        outs = (out,) if self.program._single else out
+        self._door_out = tuple([(d, ir.leaf_id(_DATA, d, o.shape))
+                                for o, d in zip(outs, self._out_dtypes)])
         return self._door_out
+
+
+def _known_result(value: np.ndarray, kind: tuple) -> Array:
+    """``_result(value, dtype)`` with its (dtype, leaf id) known."""
+    a = _object_new(Array)
+    a._pending = (value, *kind)
+    return a
 
 
 def _result(value: np.ndarray, dtype) -> Array:
