@@ -326,7 +326,7 @@ class Runner:
         if door is not None:
             out = door(*inputs) if scalars is None else door(*inputs, scalars)
             if out is not dispatch.FALLBACK:
-                return [out]
+                return [out] if len(self.outputs) == 1 else list(out)
         elif self.runs < 2:
             self.runs += 1
             self.program.ran()
@@ -354,7 +354,8 @@ class Runner:
 
         def opened(door) -> None:
             self.door = door
-        native.STORE.later(dispatch.front_door, self, list(range(n)), n, scal_arg, opened)
+        native.STORE.later(dispatch.front_door, self, list(range(n)), n, scal_arg, opened,
+                           None, len(self.outputs) > 1)
 
     def _run_steps(self, bufs: list, addr: int, scal, err) -> None:
         memo: dict = {}

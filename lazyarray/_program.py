@@ -263,7 +263,7 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
     native front door once that is open) and returning its output (``single``) or
     outputs; ``scalars``: (leaf position, dtype)."""
     fallback = dispatch.FALLBACK
-    if not scalars and single:
+    if not scalars and single and len(runner.outputs) == 1:  # (else its door gives a tuple)
         def run(leaves: tuple):
             args = [leaves[i] for i in inputs] if len(inputs) != 1 else [leaves[inputs[0]]]
             door = runner.door

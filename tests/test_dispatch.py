@@ -267,3 +267,28 @@ def test_a_parameter_the_function_ignores_keeps_the_door():
     native.flush()
     f(xv, yv)
     np.testing.assert_array_equal(np.asarray(f(xv, yv)), xv + 1.0)
+
+
+def test_implicit_evaluation_of_several_outputs_uses_the_runner_door(monkeypatch):
+    """Two arrays evaluated together, again and again with new scalars (a loop's state
+    and its loss): from the runner's door, as a tuple turned into its outputs."""
+    calls = []
+    real = dispatch.front_door
+
+    def counting(*args, **kwargs):
+        def opened(door, on_open=args[4]):
+            def counted(*a):
+                calls.append(1)
+                return door(*a)
+            on_open(counted)
+        return real(*args[:4], opened, *args[5:], **kwargs)
+    monkeypatch.setattr(dispatch, "front_door", counting)
+    xv = np.linspace(0, 1, 50)
+    a = xp.asarray(xv)
+    for k in range(8):
+        u, v = xp.evaluate(xp.exp(a) * (k + 0.5), xp.sum(a) * (k + 0.25))
+        np.testing.assert_allclose(np.asarray(u), np.exp(xv) * (k + 0.5), rtol=1e-15)
+        assert float(v) == pytest.approx(np.sum(xv) * (k + 0.25), rel=1e-14)
+        if k == 2:
+            native.flush()  # the door opens in the background
+    assert len(calls) >= 4
