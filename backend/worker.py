@@ -287,10 +287,13 @@ class Pool:
             self._drop(w, failed=True)
 
     def _drop(self, w: Worker, failed: bool) -> None:
+        """Stop using ``w``; its failure counts only for the thread that takes it out of
+        ``current``: another thread that saw the same worker die counts nothing, or one
+        death would use up two of the failures allowed (see ``usable``)."""
         with self.state:
-            self.failures += failed
             if self.current is w:
                 self.current = None
+                self.failures += failed
         w.close()
 
     def close(self) -> None:
