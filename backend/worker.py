@@ -223,14 +223,33 @@ class Pool:
                 w = self._ready_worker()
             if w is None and not stop():
                 self._give_up_starting()
-        if w is None:
-            return None
-        timeout = compile_timeout()
-        busy_ok = background
-        if not self.lock.acquire(blocking=busy_ok):
+        if w is None or not self.lock.acquire(blocking=background):  # busy: a caller goes on
             return None
         try:
-            return w.compile(builder, quick, timeout)[0]
+            # Picked again under the lock: the worker seen above may have been dropped
+            # (closed) meanwhile by the thread that held the lock, and its pipes' numbers
+            # given to the next worker, which would then take this request and answer it
+            # to that worker's own first one ("answered request 2 to request 1").
+            w = self._for_request()
+            return None if w is None else self._request(w, builder, quick)
+        finally:
+            self.lock.release()
+
+    def _for_request(self) -> Optional[Worker]:
+        """The worker to send a request to (the caller holds ``lock``): the current one if
+        it is ready, swapped for its replacement first if that is ready.  The swap is done
+        here, where no request is in flight on the old worker, since closing it closes
+        its pipes."""
+        with self.state:
+            if self.next is not None and self.next.poll_ready():
+                old, self.current, self.next = self.current, self.next, None
+                old.close()
+            w = self.current
+            return w if w is not None and w.ready and self.usable() else None
+
+    def _request(self, w: Worker, builder: tuple, quick: bool) -> Optional[bytes]:
+        try:
+            return w.compile(builder, quick, compile_timeout())[0]
         except RuntimeError:  # died, stuck or out of step (killed): compile in-process
             self._drop(w, failed=True)
             return None
@@ -238,8 +257,6 @@ class Pool:
             if w.killed:  # interrupted mid-request (KeyboardInterrupt): the next starts anew
                 self._drop(w, failed=False)
             raise
-        finally:
-            self.lock.release()
 
     def usable(self) -> bool:
         """False once workers have kept dying here (compiles run in-process from then on)
@@ -267,10 +284,7 @@ class Pool:
                     return None
                 self.current = Worker()
             if self.current.compiles >= RECYCLE and self.next is None:
-                self.next = Worker()
-            if self.next is not None and self.next.poll_ready():
-                old, self.current, self.next = self.current, self.next, None
-                old.close()
+                self.next = Worker()  # takes over once ready (see _for_request)
             if self.current.poll_ready():
                 return self.current
             if self.current.proc.poll() is not None:  # died before it was ready

@@ -2,6 +2,7 @@
 request kills the worker (as an LLVM abort in the child would) while Y, which picked the
 same worker, waits for the pool's lock.  The order is forced with events, not timing."""
 import threading
+import time
 
 import pytest
 
@@ -9,6 +10,9 @@ from lazyarray.backend import worker
 
 BUILDER = ("blocks", "unit_ir", (("iota",),))  # a small unit
 WAIT = 120  # seconds: only a guard against hanging, never reached when the pool works
+# The threads that start this test's workers: the process's own pool, which the patch of
+# worker.Worker reaches too, starts its workers on its timer and compile threads.
+OURS = ("MainThread", "X", "Y")
 
 
 class _HeldBack:
@@ -30,6 +34,7 @@ class _HeldBack:
 class Race:
     def __init__(self, monkeypatch) -> None:
         self.made, self.sent = [], []  # workers started; (thread, worker, closed?) per request
+        self.made_hook = lambda: None  # called when a second worker starts
         self.x_in, self.y_waits, self.y_go = (threading.Event() for _ in range(3))
         monkeypatch.setattr(worker, "Worker", self._recording_worker())
         self.pool = worker.Pool()
@@ -45,10 +50,15 @@ class Race:
         class Recorded(worker.Worker):
             def __init__(self) -> None:
                 super().__init__()
-                race.made.append(self)
+                if threading.current_thread().name in OURS:
+                    race.made.append(self)
+                    if len(race.made) == 2:
+                        race.made_hook()
 
             def compile(self, builder, quick, timeout=worker.DEFAULT_TIMEOUT):
                 me = threading.current_thread().name
+                if self not in race.made:
+                    return super().compile(builder, quick, timeout)
                 race.sent.append((me, race.made.index(self), self.proc.stdin.closed))
                 if me == "X":
                     race.x_in.set()
@@ -86,3 +96,38 @@ def test_a_worker_two_threads_see_die_counts_as_one_failure(race):
     assert race.results == {"X": None, "Y": None}  # both compile in-process
     assert race.pool.failures == 1
     assert race.pool.usable()
+
+
+def test_a_request_goes_only_to_the_current_worker(race):
+    """Y picked X's worker before X dropped it; its request must not go out once a new
+    worker runs: the dropped worker's pipe numbers may be the new one's by then, and the
+    new worker's first request read the reply to Y's ("answered request 3 to request 1")."""
+    race.made_hook = race.y_go.set  # Y takes the lock once the new worker is started
+    x, y = race.x_then_y()
+    x.join(WAIT)
+    race.results["main"] = race.pool.compile(BUILDER, True, background=True)
+    y.join(WAIT)
+    assert len(race.made) == 2
+    assert [s for s in race.sent if s[2]] == []  # no request on a closed worker
+    assert race.results["main"] is not None
+    assert race.pool.failures == 1
+
+
+def test_a_worn_worker_is_replaced_between_requests(monkeypatch):
+    """The replacement takes over at a request (where none is in flight on the old one,
+    which is then closed); every request is answered on the way."""
+    monkeypatch.setattr(worker, "RECYCLE", 1)
+    pool = worker.Pool()
+    try:
+        if pool.compile(BUILDER, True, background=True) is None:
+            pytest.skip("no compile worker here")
+        first = pool.current
+        for _ in range(WAIT * 100):  # until the replacement is ready
+            assert pool.compile(BUILDER, True, background=True) is not None
+            if pool.current is not first:
+                break
+            time.sleep(0.01)
+        assert pool.current is not first and first.proc.poll() is not None
+        assert pool.failures == 0
+    finally:
+        pool.close()
