@@ -297,14 +297,18 @@ class Pool:
         must not keep the background thread waiting for good)."""
         with self.state:
             w = self.current
-        if w is not None and not w.ready:
-            self._drop(w, failed=True)
+        if w is not None:
+            self._drop(w, failed=True, starting=True)
 
-    def _drop(self, w: Worker, failed: bool) -> None:
+    def _drop(self, w: Worker, failed: bool, starting: bool = False) -> None:
         """Stop using ``w``; its failure counts only for the thread that takes it out of
         ``current``: another thread that saw the same worker die counts nothing, or one
-        death would use up two of the failures allowed (see ``usable``)."""
+        death would use up two of the failures allowed (see ``usable``).  ``starting``:
+        only if it is not ready yet, looked at under ``state`` with the drop (a worker
+        that turned ready may have a request in flight)."""
         with self.state:
+            if starting and w.ready:
+                return
             if self.current is w:
                 self.current = None
                 self.failures += failed
