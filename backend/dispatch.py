@@ -37,6 +37,11 @@ _C_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
  _POOL, _WORKERS, _METAS, _RUN, _HEADER) = range(13)
 _METH_FASTCALL = 0x0080
 MAX_SIGNATURES = 512  # trampolines compiled per process; calls beyond take the Python path
+# Buffers a door allocates at the most: its code is straight-line, a few instructions per
+# buffer, and a long chain's program (a 100,000-op chain has thousands of intermediate
+# buffers) made a trampoline LLVM optimised for over 15 minutes and 5.7 GB; beside that
+# many kernels a door's microsecond is nothing
+MAX_ALLOCS = 64
 
 
 class _MethodDef(ctypes.Structure):
@@ -142,7 +147,7 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     outs = runner.outputs
     if (len(outs) != 1 and not several) or len(set(outs)) != len(outs):
         return None
-    if runner.new_buffer is buffers.empty:
+    if runner.new_buffer is buffers.empty or len(runner.allocs) > MAX_ALLOCS:
         return None  # large buffers come from the pool (Python's cost is small beside them)
     pool = parallel.pool() if chunked is not None else None
     if chunked is not None and pool is None:

@@ -292,3 +292,21 @@ def test_implicit_evaluation_of_several_outputs_uses_the_runner_door(monkeypatch
         if k == 2:
             native.flush()  # the door opens in the background
     assert len(calls) >= 4
+
+
+def test_a_program_with_many_buffers_gets_no_door():
+    """A door's code grows with the buffers it allocates: past MAX_ALLOCS (a long chain's
+    program) there is none, and no trampoline is compiled for it."""
+    xv = np.linspace(0, 1, 8)
+
+    def chain(x):
+        for _ in range(dispatch.MAX_ALLOCS + 6):
+            x = x - xp.mean(x) * 0.5  # each mean a buffer of its own
+        return x
+    p = prepared(chain, xv)
+    assert len(p._runners[(xv.shape,)].allocs) > dispatch.MAX_ALLOCS
+    assert p._door is None
+    want = xv.copy()
+    for _ in range(dispatch.MAX_ALLOCS + 6):
+        want = want - np.mean(want) * 0.5
+    np.testing.assert_allclose(np.asarray(p(xv)), want, rtol=1e-12, atol=1e-15)
