@@ -230,7 +230,7 @@ class _Graph:
     there is a broadcast, ``costly``: a costly op lies at or below the node with
     no leaf or root in between (a broadcast of it would repeat that op)."""
 
-    __slots__ = ("nodes", "kinds", "srcs", "root", "costly")
+    __slots__ = ("nodes", "kinds", "srcs", "root", "costly", "outs")
 
     def __init__(self, nodes: list, outputs: list, key: tuple | None = None) -> None:
         index: dict = {}  # nodes hash by identity, in C
@@ -269,6 +269,7 @@ class _Graph:
                         if kinds[i] > _SCALAR:
                             root[i] = 1
         self.nodes, self.kinds, self.srcs, self.root = nodes, kinds, srcs, root
+        self.outs = outputs
         self.costly = self._costly() if broadcasts else None
 
     def _costly(self) -> bytearray:
@@ -333,6 +334,7 @@ class _Planner:
         self.children: dict = {}   # parent * n + view -> context
         self.by_root: dict = {}    # root -> _KernelPlan per part ([] for an external call)
         self.contiguous = bytearray(self.n)  # contiguous views known to end at a buffer
+        self.uses: Optional[list] = None  # times each node is a source (see _absorbed)
 
     def run(self) -> None:
         kinds, root, ctx_of = self.g.kinds, self.g.root, self.ctx_of
@@ -624,18 +626,46 @@ class _Planner:
 
     def _open_parts(self, j: int, n: Node) -> None:
         """UPDATE (copy the array, then write the region) or CONCAT (one kernel per
-        part): each part writes its source through a view of the root's buffer."""
-        s = self.g.srcs[j]
+        part): each part writes its source through a view of the root's buffer.  A
+        part that is itself a CONCAT read nowhere else writes its own parts there in
+        turn, with no buffer of its own and no copy (a stencil's border put back with
+        nested concats: 6 kernels a sweep, one a copy of the whole interior, became 5)."""
+        g = self.g
+        s = g.srcs[j]
         update = n.op is Op.UPDATE
         for part in range(2 if update else len(s)):
-            src = s[1] if update and part else s[part]
-            ident = tuple(range(len(self.g.nodes[src].shape)))
-            k = self._kernel(j, part, len(ident), 0, None, tuple((src, a) for a in ident), ident)
-            if part or not update:
-                k.store_chain = ((j, part),)
-            c = self._base(k, ident)
-            k.tops = ((src, c, False),)
-            self._add(src, c)
+            work = [(s[1] if update and part else s[part], ((j, part),) if part or not update else ())]
+            while work:  # a stack, not recursion: concats may nest deeply
+                src, chain = work.pop()
+                if chain and self._absorbed(src, j):
+                    work += reversed([(p, chain + ((src, i),)) for i, p in enumerate(g.srcs[src])])
+                    continue
+                ident = tuple(range(len(g.nodes[src].shape)))
+                k = self._kernel(j, part, len(ident), 0, None, tuple((src, a) for a in ident), ident)
+                k.store_chain = chain
+                c = self._base(k, ident)
+                k.tops = ((src, c, False),)
+                self._add(src, c)
+
+    def _absorbed(self, i: int, j: int) -> bool:
+        """Whether CONCAT ``i``, a part of multi-part root ``j``, writes its parts straight
+        into ``j``'s buffer: it is read only there and is not an output, and has ``j``'s
+        dtype.  It is then no root (its turn in this pass finds it in no kernel)."""
+        g = self.g
+        n = g.nodes[i]
+        if (g.kinds[i] != _ROOT or n.op is not Op.CONCAT or i in g.outs
+                or n.dtype is not g.nodes[j].dtype):
+            return False
+        uses = self.uses
+        if uses is None:  # counted once, when a graph first has a nested concat
+            uses = self.uses = [0] * self.n
+            for ss in g.srcs:
+                for x in ss:
+                    uses[x] += 1
+        if uses[i] != 1:
+            return False
+        g.root[i] = 0
+        return True
 
 
 class _BodyBuilder:

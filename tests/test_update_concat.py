@@ -89,3 +89,40 @@ def test_stack_matches_numpy(axis):
     a = np.arange(6.0).reshape(2, 3)
     got = xp.stack([xp.asarray(a), xp.asarray(a) + 1], axis=axis)
     np.testing.assert_array_equal(np.asarray(got), np.stack([a, a + 1], axis=axis))
+
+
+def _kernels(*outs) -> int:
+    return len(xp.compile(list(outs))._schedule.kernels)
+
+
+@pytest.mark.parametrize("tier", ["interpret", "compile"])
+def test_a_concat_read_only_by_a_concat_writes_into_its_buffer(tier, monkeypatch):
+    """A stencil's border put back with nested concats: the inner concat's parts write
+    straight into the outer one's buffer (no buffer of its own, no copy kernel); an
+    inner concat read elsewhere too, or asked for, keeps its buffer."""
+    monkeypatch.setenv("LAZYARRAY_TIER", tier)
+    rng = np.random.default_rng(4)
+    u = rng.normal(size=(6, 7))
+
+    def sweep():
+        U = xp.asarray(u)
+        inner = 0.25 * (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:])
+        mid = xp.concat([U[1:-1, :1], inner, U[1:-1, -1:]], axis=1)
+        return mid, xp.concat([U[:1, :], mid, U[-1:, :]], axis=0)
+    mid, new = sweep()
+    assert _kernels(new) == 5  # 3 parts of mid and 2 of new: mid is not copied
+    assert _kernels(new, mid) == 6  # mid asked for too: its buffer, then a copy of it
+    assert _kernels(xp.concat([mid, mid], axis=0)) == 5  # read twice: mid, 2 copies
+    want_inner = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    want_mid = np.concatenate([u[1:-1, :1], want_inner, u[1:-1, -1:]], axis=1)
+    want = np.concatenate([u[:1, :], want_mid, u[-1:, :]], axis=0)
+    np.testing.assert_allclose(np.asarray(new), want, rtol=1e-15)
+    mid, new = sweep()
+    both = xp.concat([mid, mid], axis=0)
+    np.testing.assert_allclose(np.asarray(both), np.concatenate([want_mid, want_mid], 0),
+                               rtol=1e-15)
+    deep = xp.asarray(np.zeros(1))
+    for i in range(2000):  # nested 2,000 deep: no recursion, one kernel a part
+        deep = xp.concat([deep, xp.asarray(np.full(1, float(i)))])
+    got = np.asarray(deep)
+    assert got.shape == (2001,) and got[1:].tolist() == [float(i) for i in range(2000)]
