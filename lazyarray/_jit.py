@@ -70,6 +70,10 @@ class JitFunction:
         self._retraces = 0  # calls in a row that traced
         self._warned = False
         self._cache: OrderedDict = OrderedDict()
+        # the traces of calls on plain numpy arrays, by (dtype, shape or rank) per argument:
+        # such a call skips the general path below (1.4 of a jitted x + 1.0's 2.5 us)
+        self._plain: dict = {}
+        self._try_plain = False
         self._lock = threading.RLock()  # re-entrant: f may call this function again
         _LIVE.add(self)
         try:
@@ -85,10 +89,24 @@ class JitFunction:
         return self._names[i] if i < len(self._names) else f"arg{i}"
 
     def __call__(self, *args):
+        if self._try_plain:  # (not again after a call that was not plain, until one is)
+            kind = []
+            for a in args:
+                if type(a) is not np.ndarray:
+                    self._try_plain = False
+                    break
+                kind.append((a.dtype, a.ndim if self.symbolic else a.shape))
+            else:
+                prepared = self._plain.get(tuple(kind))
+                if prepared is not None:
+                    self._retraces = 0
+                    return prepared(*args)
         vals, sig, key = [], [], []
+        as_is = 0  # numpy arrays taken as they are
         for i, a in enumerate(args):
             if type(a) is np.ndarray and a.dtype in dt.BY_NUMPY:  # the common cases first
                 v = a
+                as_is += 1
             elif type(a) is Array:
                 v = held_value(a)
                 if v is None:
@@ -121,6 +139,7 @@ class JitFunction:
                     self._cache[key] = prepared
                     if len(self._cache) > self.MAX_TRACES:
                         self._cache.popitem(last=False)
+                        self._plain.clear()  # (it may hold the trace let go)
                     self._count_retrace()
         else:
             self._retraces = 0
@@ -128,6 +147,10 @@ class JitFunction:
                 self._cache.move_to_end(key)
             except KeyError:  # another thread's trace just let it go
                 pass
+        if as_is == len(args):  # numpy arrays only, taken as they are: next time, the fast way
+            self._plain[tuple([(v.dtype, v.ndim if self.symbolic else v.shape)
+                               for v in vals])] = prepared
+            self._try_plain = True
         return prepared(*vals)
 
     def _count_retrace(self) -> None:

@@ -265,6 +265,36 @@ def test_jit_traces_per_signature_and_symbolic_once():
     assert js.trace_count == 2
 
 
+def test_jit_calls_on_plain_numpy_arrays_take_the_short_way_and_stay_right():
+    """Calls on numpy arrays of a signature seen before skip the general path
+    (``_plain``); other dtypes, shapes, layouts and argument kinds still trace or
+    convert as before, and the results are numpy's."""
+    jf = xp.jit(lambda x, y: x * 2.0 + y)
+    a, b = np.arange(6.0), np.ones(6)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(jf(a, b)), a * 2.0 + b)
+    assert jf.trace_count == 1 and len(jf._plain) == 1
+    np.testing.assert_array_equal(np.asarray(jf(a, b + 1)), a * 2.0 + b + 1)
+    np.testing.assert_array_equal(np.asarray(jf(a[:3], b[:3])), a[:3] * 2.0 + b[:3])
+    assert jf.trace_count == 2  # another shape
+    f32 = np.arange(6.0, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(jf(f32, f32)), f32 * 2.0 + f32)
+    assert jf.trace_count == 3  # another dtype
+    big_endian = a.astype(">f8")
+    np.testing.assert_array_equal(np.asarray(jf(big_endian, b)), a * 2.0 + b)
+    strided = np.arange(12.0)[::2]
+    np.testing.assert_array_equal(np.asarray(jf(strided, b)), strided * 2.0 + b)
+    lazy = xp.asarray(a) * 1.0  # an Array argument, then numpy again
+    np.testing.assert_array_equal(np.asarray(jf(lazy, b)), a * 2.0 + b)
+    np.testing.assert_array_equal(np.asarray(jf(a, b)), a * 2.0 + b)
+    with pytest.raises((TypeError, ValueError)):
+        jf(np.array(["x"] * 6), b)
+    js = xp.jit(lambda x: x + 1.0, symbolic=True)
+    for n in (3, 5, 3, 7):
+        np.testing.assert_array_equal(np.asarray(js(np.arange(float(n)))), np.arange(n) + 1.0)
+    assert js.trace_count == 1
+
+
 def test_jit_static_arguments():
     jf = xp.jit(lambda x, k: x * k)
     np.testing.assert_array_equal(np.asarray(jf(np.arange(3.0), 2)), [0.0, 2.0, 4.0])
