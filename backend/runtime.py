@@ -467,6 +467,8 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
         from .tiling import split_rows  # not at import (its dataclass: ~5 ms)
         align = split_rows(k.out_dtype.name)
     chunks = threads.bounds(sizes[axis], count, align)
+    if len(chunks) < 2:  # the alignment left one chunk: a split would only cost (a 64x64
+        return None      # tanh as one chunk through the pool ran 15.7 -> 24.4 us)
     if k.matmul and len(chunks) > 1 and chunks[-1][1] == 1:
         # a one-row product takes the GEMM routine's vector-matrix path, which sums
         # over k in one block: the last row joins the chunk before it

@@ -198,3 +198,20 @@ def test_a_long_kernel_runs_in_rounds_with_the_same_bits(monkeypatch, threads_):
     assert isinstance(step, runtime.Chunked) and step.width == int(threads_)
     assert len(step.metas) >= 7 and len(step.metas) % step.width == 0
     assert np.array_equal(np.asarray(p(xv)), one)
+
+
+def test_a_kernel_the_alignment_leaves_in_one_chunk_runs_unsplit():
+    """Chunk starts are multiples of threads.ALIGN along the split axis: a kernel whose
+    split axis is no longer than that would be one chunk through the pool, all cost and
+    no gain; it runs as a plain step instead (and keeps a one-call program its door)."""
+    least = (threads.NATIVE_MIN if parallel.available() else threads.PYTHON_MIN)["math"]
+    cols = 2 * least // threads.ALIGN + 1
+    row = np.linspace(0, 1, cols)  # a broadcast row: the kernel keeps its two axes
+    one = np.random.default_rng(2).uniform(-1, 1, (threads.ALIGN, cols))
+    p = prepared(lambda x, r: xp.tanh(x + r), one, row)  # big enough, but one chunk
+    np.testing.assert_allclose(np.asarray(p(one, row)), np.tanh(one + row), rtol=1e-15)
+    assert not chunked(p)
+    two = np.random.default_rng(3).uniform(-1, 1, (2 * threads.ALIGN, cols))
+    q = prepared(lambda x, r: xp.tanh(x + r), two, row)
+    np.testing.assert_allclose(np.asarray(q(two, row)), np.tanh(two + row), rtol=1e-15)
+    assert chunked(q)
