@@ -134,10 +134,10 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     With ``scal_arg`` the callable takes one more argument: the scalar bytes.
     ``several``: the callable returns a tuple of the runner's outputs (any number of
     distinct ones, none of them an input); else only a single-output runner qualifies,
-    and the callable returns its array.  Runners qualify whose run is one sequencer call, or one kernel
-    in chunks that write their own parts of the output (run on the native pool,
-    backend/parallel.py); runners with pooled large buffers (backend/buffers.py) do
-    not.  The door is also given to ``on_open``: at once, or, when its trampoline is
+    and the callable returns its array.  Runners qualify whose run is one sequencer
+    call, or one kernel in chunks that write their own parts of the output (run on the
+    native pool, backend/parallel.py), with at most ``MAX_ALLOCS`` buffers; runners with
+    pooled large buffers (backend/buffers.py) do not.  The door is also given to ``on_open``: at once, or, when its trampoline is
     still to be compiled, from the background thread once it is loaded (meanwhile
     None is returned and the caller keeps the Python path).
     """

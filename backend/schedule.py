@@ -634,14 +634,17 @@ class _Planner:
         s = g.srcs[j]
         update = n.op is Op.UPDATE
         for part in range(2 if update else len(s)):
-            work = [(s[1] if update and part else s[part], ((j, part),) if part or not update else ())]
+            top = s[1] if update and part else s[part]
+            work = [(top, ((j, part),) if part or not update else ())]
             while work:  # a stack, not recursion: concats may nest deeply
                 src, chain = work.pop()
                 if chain and self._absorbed(src, j):
-                    work += reversed([(p, chain + ((src, i),)) for i, p in enumerate(g.srcs[src])])
+                    work += reversed([(p, chain + ((src, i),))
+                                      for i, p in enumerate(g.srcs[src])])
                     continue
                 ident = tuple(range(len(g.nodes[src].shape)))
-                k = self._kernel(j, part, len(ident), 0, None, tuple((src, a) for a in ident), ident)
+                k = self._kernel(j, part, len(ident), 0, None,
+                                 tuple((src, a) for a in ident), ident)
                 k.store_chain = chain
                 c = self._base(k, ident)
                 k.tops = ((src, c, False),)
