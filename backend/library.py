@@ -208,6 +208,9 @@ def _before_fork() -> None:
     # (backend/loader.py, backend/diskcache.py), and a module another thread was
     # importing at fork() stays locked in the child for good: its first evaluation
     # waited for ever (40 of 40 children forked right after ``import lazyarray``).
+    # threads.wait_for_imports covers every thread of ours since, but leaves a window of
+    # microseconds between its last look and the fork; this thread runs in every process
+    # just after the import, when multiprocessing forks, so it is joined outright.
     thread = _preloading
     if thread is not None and thread is not threading.current_thread():
         thread.join(timeout=10)

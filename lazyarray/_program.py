@@ -659,9 +659,7 @@ def _known_result(value: np.ndarray, kind: tuple) -> Array:
 def _result(value: np.ndarray, dtype) -> Array:
     """``data_leaf(value, dtype)`` with its node made when first needed (as a front
     door's result): a program's several outputs cost no nodes until they are used."""
-    a = _object_new(Array)
-    a._pending = (value, dtype, ir.leaf_id(_DATA, dtype, value.shape))
-    return a
+    return _known_result(value, (dtype, ir.leaf_id(_DATA, dtype, value.shape)))
 
 
 def compile(outputs: ArrayOrArrays, inputs: Sequence[Array] = ()) -> Program:  # noqa: A001
