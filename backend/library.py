@@ -42,7 +42,7 @@ def _unit(key: tuple, quick: bool) -> native.Unit:
 
 def sequencer_unit() -> native.Unit:
     """The sequencer alone, as quick code (the bundle has the optimised one)."""
-    return native.Unit(RUN + "~quick", ("sequencer", "unit_ir", ()), (RUN,), quick=True)
+    return native.Unit(RUN + "~quick", ("shipped", "sequencer_ir", ()), (RUN,), quick=True)
 
 
 def bundle_unit() -> native.Unit:

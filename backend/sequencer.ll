@@ -1,0 +1,1694 @@
+; lazyarray sequencer, sources 51ee779310950e13b57d614a1e7da46b8e3caaccc7758a69599b036b53df20b1
+; ModuleID = "lazyarray_sequencer"
+target triple = "unknown-unknown-unknown"
+target datalayout = ""
+
+define internal i64 @"stride_along"(ptr %".1", i64 %".2") noinline nounwind
+{
+entry:
+  %".7" = alloca i64
+  br label %"body"
+body:
+  %".5" = getelementptr i64, ptr %".1", i64 10
+  %".6" = load i64, ptr %".5"
+  store i64 0, i64* %".7"
+  %".9" = icmp sge i64 %".6", 0
+  br i1 %".9", label %"body.if", label %"body.endif"
+body.if:
+  %".11" = getelementptr i64, ptr %".1", i64 2
+  %".12" = load i64, ptr %".11"
+  %".13" = inttoptr i64 %".12" to ptr
+  %".14" = add i64 %".6", 1
+  %".15" = add i64 %".2", %".14"
+  %".16" = getelementptr i64, ptr %".13", i64 %".15"
+  %".17" = load i64, ptr %".16"
+  store i64 %".17", i64* %".7"
+  br label %"body.endif"
+body.endif:
+  %".20" = load i64, i64* %".7"
+  ret i64 %".20"
+}
+
+define internal ptr @"data"(ptr %".1", i64 %".2") noinline nounwind
+{
+entry:
+  br label %"body"
+body:
+  %".5" = getelementptr i64, ptr %".1", i64 1
+  %".6" = load i64, ptr %".5"
+  %".7" = inttoptr i64 %".6" to ptr
+  %".8" = getelementptr ptr, ptr %".7", i64 %".2"
+  %".9" = load ptr, ptr %".8"
+  %".10" = getelementptr ptr, ptr %".9", i64 2
+  %".11" = load ptr, ptr %".10"
+  ret ptr %".11"
+}
+
+define internal void @"reset"(ptr %".1") noinline nounwind
+{
+entry:
+  %".15" = alloca i64
+  %".47" = alloca i64
+  br label %"body"
+body:
+  %".4" = getelementptr i64, ptr %".1", i64 2
+  %".5" = load i64, ptr %".4"
+  %".6" = inttoptr i64 %".5" to ptr
+  %".7" = getelementptr i64, ptr %".1", i64 8
+  %".8" = load i64, ptr %".7"
+  %".9" = inttoptr i64 %".8" to ptr
+  %".10" = getelementptr i64, ptr %".1", i64 9
+  %".11" = load i64, ptr %".10"
+  %".12" = inttoptr i64 %".11" to ptr
+  %".13" = getelementptr i64, ptr %".1", i64 13
+  %".14" = load i64, ptr %".13"
+  store i64 0, i64* %".15"
+  br label %"for"
+for:
+  %".18" = load i64, i64* %".15"
+  %".19" = icmp slt i64 %".18", %".14"
+  br i1 %".19", label %"for.body", label %"for.done"
+for.body:
+  %".21" = getelementptr i64, ptr %".1", i64 14
+  %".22" = load i64, ptr %".21"
+  %".23" = inttoptr i64 %".22" to ptr
+  %".24" = mul i64 %".18", 5
+  %".25" = getelementptr i64, ptr %".23", i64 %".24"
+  %".26" = getelementptr i64, ptr %".25", i64 2
+  %".27" = load i64, ptr %".26"
+  %".28" = getelementptr i64, ptr %".6", i64 %".27"
+  %".29" = load i64, ptr %".28"
+  %".30" = getelementptr i64, ptr %".9", i64 %".18"
+  store i64 %".29", ptr %".30"
+  %".32" = load i64, i64* %".15"
+  %".33" = add i64 %".32", 1
+  store i64 %".33", i64* %".15"
+  br label %"for"
+for.done:
+  %".36" = getelementptr i64, ptr %".1", i64 0
+  %".37" = load i64, ptr %".36"
+  %".38" = inttoptr i64 %".37" to ptr
+  %".39" = getelementptr i64, ptr %".38", i64 14
+  %".40" = load i64, ptr %".39"
+  %".41" = getelementptr i64, ptr %".6", i64 %".40"
+  %".42" = load i64, ptr %".41"
+  %".43" = getelementptr i64, ptr %".9", i64 %".14"
+  store i64 %".42", ptr %".43"
+  %".45" = getelementptr i64, ptr %".1", i64 12
+  %".46" = load i64, ptr %".45"
+  store i64 0, i64* %".47"
+  br label %"for.1"
+for.1:
+  %".50" = load i64, i64* %".47"
+  %".51" = icmp slt i64 %".50", %".46"
+  br i1 %".51", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".53" = getelementptr i64, ptr %".12", i64 %".50"
+  store i64 0, ptr %".53"
+  %".55" = load i64, i64* %".47"
+  %".56" = add i64 %".55", 1
+  store i64 %".56", i64* %".47"
+  br label %"for.1"
+for.done.1:
+  ret void
+}
+
+define internal i1 @"advance"(ptr %".1", i64 %".2", i64 %".3") noinline nounwind
+{
+entry:
+  %".28" = alloca i64
+  %".41" = alloca i64
+  %".86" = alloca i64
+  br label %"body"
+body:
+  %".6" = getelementptr i64, ptr %".1", i64 2
+  %".7" = load i64, ptr %".6"
+  %".8" = inttoptr i64 %".7" to ptr
+  %".9" = getelementptr i64, ptr %".1", i64 8
+  %".10" = load i64, ptr %".9"
+  %".11" = inttoptr i64 %".10" to ptr
+  %".12" = getelementptr i64, ptr %".1", i64 9
+  %".13" = load i64, ptr %".12"
+  %".14" = inttoptr i64 %".13" to ptr
+  %".15" = getelementptr i64, ptr %".1", i64 15
+  %".16" = load i64, ptr %".15"
+  %".17" = inttoptr i64 %".16" to ptr
+  %".18" = getelementptr i64, ptr %".1", i64 13
+  %".19" = load i64, ptr %".18"
+  %".20" = getelementptr i64, ptr %".1", i64 10
+  %".21" = load i64, ptr %".20"
+  %".22" = getelementptr i64, ptr %".1", i64 0
+  %".23" = load i64, ptr %".22"
+  %".24" = inttoptr i64 %".23" to ptr
+  %".25" = getelementptr i64, ptr %".24", i64 14
+  %".26" = load i64, ptr %".25"
+  %".27" = sub i64 %".3", 1
+  store i64 %".27", i64* %".28"
+  br label %"axis"
+axis:
+  %".31" = load i64, i64* %".28"
+  %".32" = icmp slt i64 %".31", %".2"
+  br i1 %".32", label %"done", label %"live"
+step:
+  %".39" = getelementptr i64, ptr %".17", i64 %".31"
+  %".40" = load i64, ptr %".39"
+  store i64 0, i64* %".41"
+  br label %"for"
+wrap:
+  %".85" = sub i64 0, %".40"
+  store i64 0, i64* %".86"
+  br label %"for.1"
+moved:
+  ret i1 1
+done:
+  ret i1 0
+skip:
+  %".36" = sub i64 %".31", 1
+  store i64 %".36", i64* %".28"
+  br label %"axis"
+live:
+  %".34" = icmp eq i64 %".31", %".21"
+  br i1 %".34", label %"skip", label %"step"
+for:
+  %".44" = load i64, i64* %".41"
+  %".45" = icmp slt i64 %".44", %".19"
+  br i1 %".45", label %"for.body", label %"for.done"
+for.body:
+  %".47" = getelementptr i64, ptr %".1", i64 14
+  %".48" = load i64, ptr %".47"
+  %".49" = inttoptr i64 %".48" to ptr
+  %".50" = mul i64 %".44", 5
+  %".51" = getelementptr i64, ptr %".49", i64 %".50"
+  %".52" = getelementptr i64, ptr %".51", i64 2
+  %".53" = load i64, ptr %".52"
+  %".54" = add i64 %".31", 1
+  %".55" = add i64 %".53", %".54"
+  %".56" = getelementptr i64, ptr %".8", i64 %".55"
+  %".57" = load i64, ptr %".56"
+  %".58" = getelementptr i64, ptr %".11", i64 %".44"
+  %".59" = load i64, ptr %".58"
+  %".60" = mul i64 %".57", 1
+  %".61" = add i64 %".59", %".60"
+  %".62" = getelementptr i64, ptr %".11", i64 %".44"
+  store i64 %".61", ptr %".62"
+  %".64" = load i64, i64* %".41"
+  %".65" = add i64 %".64", 1
+  store i64 %".65", i64* %".41"
+  br label %"for"
+for.done:
+  %".68" = add i64 %".31", 1
+  %".69" = add i64 %".26", %".68"
+  %".70" = getelementptr i64, ptr %".8", i64 %".69"
+  %".71" = load i64, ptr %".70"
+  %".72" = getelementptr i64, ptr %".11", i64 %".19"
+  %".73" = load i64, ptr %".72"
+  %".74" = mul i64 %".71", 1
+  %".75" = add i64 %".73", %".74"
+  %".76" = getelementptr i64, ptr %".11", i64 %".19"
+  store i64 %".75", ptr %".76"
+  %".78" = getelementptr i64, ptr %".14", i64 %".31"
+  %".79" = load i64, ptr %".78"
+  %".80" = add i64 %".79", 1
+  %".81" = getelementptr i64, ptr %".14", i64 %".31"
+  store i64 %".80", ptr %".81"
+  %".83" = icmp slt i64 %".80", %".40"
+  br i1 %".83", label %"moved", label %"wrap"
+for.1:
+  %".89" = load i64, i64* %".86"
+  %".90" = icmp slt i64 %".89", %".19"
+  br i1 %".90", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".92" = getelementptr i64, ptr %".1", i64 14
+  %".93" = load i64, ptr %".92"
+  %".94" = inttoptr i64 %".93" to ptr
+  %".95" = mul i64 %".89", 5
+  %".96" = getelementptr i64, ptr %".94", i64 %".95"
+  %".97" = getelementptr i64, ptr %".96", i64 2
+  %".98" = load i64, ptr %".97"
+  %".99" = add i64 %".31", 1
+  %".100" = add i64 %".98", %".99"
+  %".101" = getelementptr i64, ptr %".8", i64 %".100"
+  %".102" = load i64, ptr %".101"
+  %".103" = getelementptr i64, ptr %".11", i64 %".89"
+  %".104" = load i64, ptr %".103"
+  %".105" = mul i64 %".102", %".85"
+  %".106" = add i64 %".104", %".105"
+  %".107" = getelementptr i64, ptr %".11", i64 %".89"
+  store i64 %".106", ptr %".107"
+  %".109" = load i64, i64* %".86"
+  %".110" = add i64 %".109", 1
+  store i64 %".110", i64* %".86"
+  br label %"for.1"
+for.done.1:
+  %".113" = add i64 %".31", 1
+  %".114" = add i64 %".26", %".113"
+  %".115" = getelementptr i64, ptr %".8", i64 %".114"
+  %".116" = load i64, ptr %".115"
+  %".117" = getelementptr i64, ptr %".11", i64 %".19"
+  %".118" = load i64, ptr %".117"
+  %".119" = mul i64 %".116", %".85"
+  %".120" = add i64 %".118", %".119"
+  %".121" = getelementptr i64, ptr %".11", i64 %".19"
+  store i64 %".120", ptr %".121"
+  %".123" = getelementptr i64, ptr %".14", i64 %".31"
+  store i64 0, ptr %".123"
+  %".125" = sub i64 %".31", 1
+  store i64 %".125", i64* %".28"
+  br label %"axis"
+}
+
+define internal i1 @"empty"(ptr %".1", i64 %".2", i64 %".3") noinline nounwind
+{
+entry:
+  %".9" = alloca i1
+  %".11" = alloca i64
+  br label %"body"
+body:
+  %".6" = getelementptr i64, ptr %".1", i64 15
+  %".7" = load i64, ptr %".6"
+  %".8" = inttoptr i64 %".7" to ptr
+  store i1 0, i1* %".9"
+  store i64 %".2", i64* %".11"
+  br label %"for"
+for:
+  %".14" = load i64, i64* %".11"
+  %".15" = icmp slt i64 %".14", %".3"
+  br i1 %".15", label %"for.body", label %"for.done"
+for.body:
+  %".17" = getelementptr i64, ptr %".8", i64 %".14"
+  %".18" = load i64, ptr %".17"
+  %".19" = icmp eq i64 %".18", 0
+  br i1 %".19", label %"for.body.if", label %"for.body.endif"
+for.done:
+  %".27" = load i1, i1* %".9"
+  ret i1 %".27"
+for.body.if:
+  store i1 1, i1* %".9"
+  br label %"for.body.endif"
+for.body.endif:
+  %".23" = load i64, i64* %".11"
+  %".24" = add i64 %".23", 1
+  store i64 %".24", i64* %".11"
+  br label %"for"
+}
+
+define internal void @"eval_block"(ptr %".1", i64 %".2", i64 %".3", ptr %".4") noinline nounwind
+{
+entry:
+  %".39" = alloca i64
+  %".150" = alloca i64
+  br label %"body"
+body:
+  %".7" = getelementptr i64, ptr %".1", i64 0
+  %".8" = load i64, ptr %".7"
+  %".9" = inttoptr i64 %".8" to ptr
+  %".10" = getelementptr i64, ptr %".1", i64 5
+  %".11" = load i64, ptr %".10"
+  %".12" = inttoptr i64 %".11" to ptr
+  %".13" = getelementptr i64, ptr %".1", i64 6
+  %".14" = load i64, ptr %".13"
+  %".15" = inttoptr i64 %".14" to ptr
+  %".16" = getelementptr i64, ptr %".1", i64 2
+  %".17" = load i64, ptr %".16"
+  %".18" = inttoptr i64 %".17" to ptr
+  %".19" = getelementptr i64, ptr %".1", i64 8
+  %".20" = load i64, ptr %".19"
+  %".21" = inttoptr i64 %".20" to ptr
+  %".22" = getelementptr i64, ptr %".1", i64 7
+  %".23" = load i64, ptr %".22"
+  %".24" = inttoptr i64 %".23" to ptr
+  %".25" = getelementptr i64, ptr %".1", i64 4
+  %".26" = load i64, ptr %".25"
+  %".27" = inttoptr i64 %".26" to ptr
+  %".28" = getelementptr i64, ptr %".1", i64 17
+  %".29" = load i64, ptr %".28"
+  %".30" = inttoptr i64 %".29" to ptr
+  %".31" = getelementptr i64, ptr %".9", i64 8
+  %".32" = load i64, ptr %".31"
+  %".33" = getelementptr i64, ptr %".9", i64 9
+  %".34" = load i64, ptr %".33"
+  %".35" = getelementptr i64, ptr %".9", i64 11
+  %".36" = load i64, ptr %".35"
+  %".37" = getelementptr i64, ptr %".1", i64 12
+  %".38" = load i64, ptr %".37"
+  store i64 0, i64* %".39"
+  br label %"for"
+for:
+  %".42" = load i64, i64* %".39"
+  %".43" = icmp slt i64 %".42", %".32"
+  br i1 %".43", label %"for.body", label %"for.done"
+for.body:
+  %".45" = mul i64 %".42", 8
+  %".46" = add i64 %".34", %".45"
+  %".47" = getelementptr i64, ptr %".9", i64 %".46"
+  %".48" = getelementptr i64, ptr %".47", i64 0
+  %".49" = load i64, ptr %".48"
+  %".50" = getelementptr i64, ptr %".47", i64 1
+  %".51" = load i64, ptr %".50"
+  %".52" = mul i64 %".51", 4096
+  %".53" = getelementptr i8, ptr %".15", i64 %".52"
+  %".54" = getelementptr ptr, ptr %".12", i64 %".51"
+  switch i64 %".49", label %"next" [i64 0, label %"load" i64 2, label %"op" i64 3, label %"gather" i64 1, label %"scalar"]
+for.done:
+  ret void
+load:
+  %".58" = getelementptr i64, ptr %".47", i64 3
+  %".59" = load i64, ptr %".58"
+  %".60" = mul i64 %".59", 4
+  %".61" = getelementptr i64, ptr %".30", i64 %".60"
+  %".62" = getelementptr i64, ptr %".61", i64 1
+  %".63" = load i64, ptr %".62"
+  %".64" = getelementptr i64, ptr %".61", i64 2
+  %".65" = load i64, ptr %".64"
+  %".66" = getelementptr ptr, ptr %".61", i64 0
+  %".67" = load ptr, ptr %".66"
+  %".68" = getelementptr i64, ptr %".21", i64 %".59"
+  %".69" = load i64, ptr %".68"
+  %".70" = mul i64 %".3", %".65"
+  %".71" = add i64 %".69", %".70"
+  %".72" = mul i64 %".71", %".63"
+  %".73" = getelementptr i8, ptr %".67", i64 %".72"
+  %".74" = icmp eq i64 %".65", 1
+  br i1 %".74", label %"load.if", label %"load.else"
+op:
+  %".86" = sub i64 %".32", 1
+  %".87" = icmp eq i64 %".42", %".86"
+  %".88" = icmp eq i64 %".51", %".36"
+  %".89" = and i1 %".87", %".88"
+  %".90" = icmp ne ptr %".4", null
+  %".91" = and i1 %".89", %".90"
+  %".92" = select  i1 %".91", ptr %".4", ptr %".53"
+  %".93" = getelementptr i64, ptr %".47", i64 3
+  %".94" = load i64, ptr %".93"
+  %".95" = icmp slt i64 %".94", 0
+  %".96" = select  i1 %".95", i64 0, i64 %".94"
+  %".97" = getelementptr ptr, ptr %".12", i64 %".96"
+  %".98" = load ptr, ptr %".97"
+  %".99" = icmp slt i64 %".94", 0
+  %".100" = select  i1 %".99", ptr null, ptr %".98"
+  %".101" = getelementptr i64, ptr %".47", i64 4
+  %".102" = load i64, ptr %".101"
+  %".103" = icmp slt i64 %".102", 0
+  %".104" = select  i1 %".103", i64 0, i64 %".102"
+  %".105" = getelementptr ptr, ptr %".12", i64 %".104"
+  %".106" = load ptr, ptr %".105"
+  %".107" = icmp slt i64 %".102", 0
+  %".108" = select  i1 %".107", ptr null, ptr %".106"
+  %".109" = getelementptr i64, ptr %".47", i64 5
+  %".110" = load i64, ptr %".109"
+  %".111" = icmp slt i64 %".110", 0
+  %".112" = select  i1 %".111", i64 0, i64 %".110"
+  %".113" = getelementptr ptr, ptr %".12", i64 %".112"
+  %".114" = load ptr, ptr %".113"
+  %".115" = icmp slt i64 %".110", 0
+  %".116" = select  i1 %".115", ptr null, ptr %".114"
+  %".117" = getelementptr i64, ptr %".47", i64 2
+  %".118" = load i64, ptr %".117"
+  %".119" = inttoptr i64 %".118" to void (ptr, ptr, ptr, ptr, i64)*
+  call void %".119"(ptr %".92", ptr %".100", ptr %".108", ptr %".116", i64 %".2")
+  store ptr %".92", ptr %".54"
+  br label %"next"
+gather:
+  %".123" = getelementptr i64, ptr %".47", i64 3
+  %".124" = load i64, ptr %".123"
+  %".125" = getelementptr i64, ptr %".1", i64 14
+  %".126" = load i64, ptr %".125"
+  %".127" = inttoptr i64 %".126" to ptr
+  %".128" = mul i64 %".124", 5
+  %".129" = getelementptr i64, ptr %".127", i64 %".128"
+  %".130" = getelementptr i64, ptr %".129", i64 2
+  %".131" = load i64, ptr %".130"
+  %".132" = mul i64 %".124", 4
+  %".133" = getelementptr i64, ptr %".30", i64 %".132"
+  %".134" = getelementptr i64, ptr %".133", i64 2
+  %".135" = load i64, ptr %".134"
+  %".136" = getelementptr ptr, ptr %".133", i64 0
+  %".137" = load ptr, ptr %".136"
+  %".138" = getelementptr i64, ptr %".47", i64 6
+  %".139" = load i64, ptr %".138"
+  %".140" = getelementptr i64, ptr %".21", i64 %".124"
+  %".141" = load i64, ptr %".140"
+  %".142" = mul i64 %".3", %".135"
+  %".143" = add i64 %".141", %".142"
+  %".144" = inttoptr i64 %".139" to void (ptr, i64, i64, i64)*
+  call void %".144"(ptr %".24", i64 %".143", i64 %".135", i64 %".2")
+  %".146" = getelementptr i64, ptr %".47", i64 5
+  %".147" = load i64, ptr %".146"
+  %".148" = getelementptr i64, ptr %".47", i64 4
+  %".149" = load i64, ptr %".148"
+  store i64 0, i64* %".150"
+  br label %"for.1"
+scalar:
+  store ptr %".53", ptr %".54"
+  br label %"next"
+next:
+  %".188" = load i64, i64* %".39"
+  %".189" = add i64 %".188", 1
+  store i64 %".189", i64* %".39"
+  br label %"for"
+load.if:
+  store ptr %".73", ptr %".54"
+  br label %"load.endif"
+load.else:
+  %".78" = getelementptr i64, ptr %".61", i64 3
+  %".79" = load i64, ptr %".78"
+  %".80" = mul i64 %".65", %".63"
+  %".81" = inttoptr i64 %".79" to void (ptr, ptr, i64, i64)*
+  call void %".81"(ptr %".53", ptr %".73", i64 %".80", i64 %".2")
+  store ptr %".53", ptr %".54"
+  br label %"load.endif"
+load.endif:
+  br label %"next"
+for.1:
+  %".153" = load i64, i64* %".150"
+  %".154" = icmp slt i64 %".153", %".149"
+  br i1 %".154", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".156" = mul i64 %".153", 3
+  %".157" = add i64 %".147", %".156"
+  %".158" = getelementptr i64, ptr %".9", i64 %".157"
+  %".159" = mul i64 %".153", 2
+  %".160" = add i64 %".38", %".159"
+  %".161" = add i64 1, %".160"
+  %".162" = add i64 %".131", %".161"
+  %".163" = getelementptr i64, ptr %".158", i64 1
+  %".164" = load i64, ptr %".163"
+  %".165" = getelementptr i64, ptr %".158", i64 0
+  %".166" = load i64, ptr %".165"
+  %".167" = getelementptr ptr, ptr %".12", i64 %".166"
+  %".168" = load ptr, ptr %".167"
+  %".169" = getelementptr i64, ptr %".18", i64 %".162"
+  %".170" = load i64, ptr %".169"
+  %".171" = add i64 %".162", 1
+  %".172" = getelementptr i64, ptr %".18", i64 %".171"
+  %".173" = load i64, ptr %".172"
+  %".174" = getelementptr i64, ptr %".158", i64 2
+  %".175" = load i64, ptr %".174"
+  %".176" = inttoptr i64 %".164" to void (ptr, ptr, i64, i64, i64, ptr, i64)*
+  call void %".176"(ptr %".24", ptr %".168", i64 %".170", i64 %".173", i64 %".175", ptr %".27", i64 %".2")
+  %".178" = load i64, i64* %".150"
+  %".179" = add i64 %".178", 1
+  store i64 %".179", i64* %".150"
+  br label %"for.1"
+for.done.1:
+  %".182" = getelementptr i64, ptr %".47", i64 2
+  %".183" = load i64, ptr %".182"
+  %".184" = inttoptr i64 %".183" to void (ptr, ptr, ptr, i64)*
+  call void %".184"(ptr %".53", ptr %".137", ptr %".24", i64 %".2")
+  store ptr %".53", ptr %".54"
+  br label %"next"
+}
+
+define internal void @"store_block"(ptr %".1", ptr %".2", i64 %".3", i64 %".4") noinline nounwind
+{
+entry:
+  br label %"body"
+body:
+  %".7" = getelementptr i64, ptr %".1", i64 0
+  %".8" = load i64, ptr %".7"
+  %".9" = inttoptr i64 %".8" to ptr
+  %".10" = getelementptr i64, ptr %".1", i64 8
+  %".11" = load i64, ptr %".10"
+  %".12" = inttoptr i64 %".11" to ptr
+  %".13" = getelementptr i64, ptr %".9", i64 13
+  %".14" = load i64, ptr %".13"
+  %".15" = getelementptr i64, ptr %".1", i64 19
+  %".16" = load i64, ptr %".15"
+  %".17" = getelementptr i64, ptr %".1", i64 18
+  %".18" = load i64, ptr %".17"
+  %".19" = inttoptr i64 %".18" to ptr
+  %".20" = getelementptr i64, ptr %".1", i64 13
+  %".21" = load i64, ptr %".20"
+  %".22" = getelementptr i64, ptr %".12", i64 %".21"
+  %".23" = load i64, ptr %".22"
+  %".24" = mul i64 %".4", %".16"
+  %".25" = add i64 %".23", %".24"
+  %".26" = mul i64 %".25", %".14"
+  %".27" = getelementptr i8, ptr %".19", i64 %".26"
+  %".28" = icmp ne ptr %".27", %".2"
+  br i1 %".28", label %"body.if", label %"body.endif"
+body.if:
+  %".30" = getelementptr i64, ptr %".9", i64 15
+  %".31" = load i64, ptr %".30"
+  %".32" = mul i64 %".16", %".14"
+  %".33" = inttoptr i64 %".31" to void (ptr, i64, ptr, i64)*
+  call void %".33"(ptr %".27", i64 %".32", ptr %".2", i64 %".3")
+  br label %"body.endif"
+body.endif:
+  ret void
+}
+
+define internal void @"run_compiled"(ptr %".1", i64 %".2") noinline nounwind
+{
+entry:
+  %".28" = alloca i64
+  %".44" = alloca i64
+  br label %"body"
+body:
+  %".5" = getelementptr i64, ptr %".1", i64 0
+  %".6" = load i64, ptr %".5"
+  %".7" = inttoptr i64 %".6" to ptr
+  %".8" = getelementptr i64, ptr %".1", i64 2
+  %".9" = load i64, ptr %".8"
+  %".10" = inttoptr i64 %".9" to ptr
+  %".11" = getelementptr i64, ptr %".1", i64 3
+  %".12" = load i64, ptr %".11"
+  %".13" = inttoptr i64 %".12" to ptr
+  %".14" = getelementptr i64, ptr %".1", i64 4
+  %".15" = load i64, ptr %".14"
+  %".16" = inttoptr i64 %".15" to ptr
+  %".17" = getelementptr i64, ptr %".7", i64 28
+  %".18" = load i64, ptr %".17"
+  %".19" = getelementptr i64, ptr %".7", i64 30
+  %".20" = load i64, ptr %".19"
+  %".21" = alloca ptr, i64 %".18"
+  %".22" = add i64 %".20", 1
+  %".23" = alloca ptr, i64 %".22"
+  %".24" = getelementptr i64, ptr %".7", i64 29
+  %".25" = load i64, ptr %".24"
+  %".26" = getelementptr i64, ptr %".7", i64 31
+  %".27" = load i64, ptr %".26"
+  store i64 0, i64* %".28"
+  br label %"for"
+for:
+  %".31" = load i64, i64* %".28"
+  %".32" = icmp slt i64 %".31", %".18"
+  br i1 %".32", label %"for.body", label %"for.done"
+for.body:
+  %".34" = add i64 %".25", %".31"
+  %".35" = getelementptr i64, ptr %".7", i64 %".34"
+  %".36" = load i64, ptr %".35"
+  %".37" = call ptr @"data"(ptr %".1", i64 %".36")
+  %".38" = getelementptr ptr, ptr %".21", i64 %".31"
+  store ptr %".37", ptr %".38"
+  %".40" = load i64, i64* %".28"
+  %".41" = add i64 %".40", 1
+  store i64 %".41", i64* %".28"
+  br label %"for"
+for.done:
+  store i64 0, i64* %".44"
+  br label %"for.1"
+for.1:
+  %".47" = load i64, i64* %".44"
+  %".48" = icmp slt i64 %".47", %".20"
+  br i1 %".48", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".50" = add i64 %".27", %".47"
+  %".51" = getelementptr i64, ptr %".7", i64 %".50"
+  %".52" = load i64, ptr %".51"
+  %".53" = mul i64 %".52", 16
+  %".54" = getelementptr i8, ptr %".13", i64 %".53"
+  %".55" = getelementptr ptr, ptr %".23", i64 %".47"
+  store ptr %".54", ptr %".55"
+  %".57" = load i64, i64* %".44"
+  %".58" = add i64 %".57", 1
+  store i64 %".58", i64* %".44"
+  br label %"for.1"
+for.done.1:
+  %".61" = getelementptr i64, ptr %".7", i64 4
+  %".62" = load i64, ptr %".61"
+  %".63" = getelementptr i64, ptr %".10", i64 %".62"
+  %".64" = inttoptr i64 %".2" to void (ptr, ptr, ptr, ptr)*
+  call void %".64"(ptr %".21", ptr %".63", ptr %".23", ptr %".16")
+  ret void
+}
+
+define internal void @"run_elementwise"(ptr %".1") noinline nounwind
+{
+entry:
+  %".23" = alloca i64
+  br label %"body"
+body:
+  %".4" = getelementptr i64, ptr %".1", i64 12
+  %".5" = load i64, ptr %".4"
+  %".6" = call i1 @"empty"(ptr %".1", i64 0, i64 %".5")
+  %".7" = xor i1 %".6", -1
+  br i1 %".7", label %"body.if", label %"body.endif"
+body.if:
+  call void @"reset"(ptr %".1")
+  %".10" = getelementptr i64, ptr %".1", i64 0
+  %".11" = load i64, ptr %".10"
+  %".12" = inttoptr i64 %".11" to ptr
+  %".13" = getelementptr i64, ptr %".1", i64 5
+  %".14" = load i64, ptr %".13"
+  %".15" = inttoptr i64 %".14" to ptr
+  %".16" = getelementptr i64, ptr %".12", i64 11
+  %".17" = load i64, ptr %".16"
+  br label %"do"
+body.endif:
+  ret void
+do:
+  %".19" = getelementptr i64, ptr %".1", i64 11
+  %".20" = load i64, ptr %".19"
+  %".21" = getelementptr i64, ptr %".1", i64 20
+  %".22" = load i64, ptr %".21"
+  store i64 0, i64* %".23"
+  br label %"for"
+do.done:
+  br label %"body.endif"
+for:
+  %".26" = load i64, i64* %".23"
+  %".27" = icmp slt i64 %".26", %".20"
+  br i1 %".27", label %"for.body", label %"for.done"
+for.body:
+  %".29" = sub i64 %".20", %".26"
+  %".30" = icmp slt i64 %".29", %".22"
+  %".31" = select  i1 %".30", i64 %".29", i64 %".22"
+  %".32" = getelementptr i64, ptr %".1", i64 0
+  %".33" = load i64, ptr %".32"
+  %".34" = inttoptr i64 %".33" to ptr
+  %".35" = getelementptr i64, ptr %".1", i64 8
+  %".36" = load i64, ptr %".35"
+  %".37" = inttoptr i64 %".36" to ptr
+  %".38" = getelementptr i64, ptr %".1", i64 19
+  %".39" = load i64, ptr %".38"
+  %".40" = getelementptr i64, ptr %".1", i64 18
+  %".41" = load i64, ptr %".40"
+  %".42" = inttoptr i64 %".41" to ptr
+  %".43" = getelementptr i64, ptr %".1", i64 13
+  %".44" = load i64, ptr %".43"
+  %".45" = getelementptr i64, ptr %".37", i64 %".44"
+  %".46" = load i64, ptr %".45"
+  %".47" = mul i64 %".26", %".39"
+  %".48" = add i64 %".46", %".47"
+  %".49" = getelementptr i64, ptr %".34", i64 13
+  %".50" = load i64, ptr %".49"
+  %".51" = mul i64 %".48", %".50"
+  %".52" = getelementptr i8, ptr %".42", i64 %".51"
+  %".53" = icmp eq i64 %".39", 1
+  %".54" = select  i1 %".53", ptr %".52", ptr null
+  call void @"eval_block"(ptr %".1", i64 %".31", i64 %".26", ptr %".54")
+  %".56" = getelementptr ptr, ptr %".15", i64 %".17"
+  %".57" = load ptr, ptr %".56"
+  call void @"store_block"(ptr %".1", ptr %".57", i64 %".31", i64 %".26")
+  %".59" = load i64, i64* %".23"
+  %".60" = add i64 %".59", %".22"
+  store i64 %".60", i64* %".23"
+  br label %"for"
+for.done:
+  %".63" = call i1 @"advance"(ptr %".1", i64 0, i64 %".5")
+  br i1 %".63", label %"do", label %"do.done"
+}
+
+define internal void @"run_reduce"(ptr %".1") noinline nounwind
+{
+entry:
+  %".14" = alloca i64
+  %".16" = alloca i64
+  %".223" = alloca i64
+  %".306" = alloca i64
+  br label %"body"
+body:
+  %".4" = getelementptr i64, ptr %".1", i64 0
+  %".5" = load i64, ptr %".4"
+  %".6" = inttoptr i64 %".5" to ptr
+  %".7" = getelementptr i64, ptr %".1", i64 15
+  %".8" = load i64, ptr %".7"
+  %".9" = inttoptr i64 %".8" to ptr
+  %".10" = getelementptr i64, ptr %".6", i64 3
+  %".11" = load i64, ptr %".10"
+  %".12" = getelementptr i64, ptr %".1", i64 12
+  %".13" = load i64, ptr %".12"
+  store i64 1, i64* %".14"
+  store i64 %".11", i64* %".16"
+  br label %"for"
+for:
+  %".19" = load i64, i64* %".16"
+  %".20" = icmp slt i64 %".19", %".13"
+  br i1 %".20", label %"for.body", label %"for.done"
+for.body:
+  %".22" = load i64, i64* %".14"
+  %".23" = getelementptr i64, ptr %".9", i64 %".19"
+  %".24" = load i64, ptr %".23"
+  %".25" = mul i64 %".22", %".24"
+  store i64 %".25", i64* %".14"
+  %".27" = load i64, i64* %".16"
+  %".28" = add i64 %".27", 1
+  store i64 %".28", i64* %".16"
+  br label %"for"
+for.done:
+  %".31" = call i1 @"empty"(ptr %".1", i64 %".11", i64 %".13")
+  %".32" = load i64, i64* %".14"
+  %".33" = getelementptr i64, ptr %".1", i64 2
+  %".34" = load i64, ptr %".33"
+  %".35" = inttoptr i64 %".34" to ptr
+  %".36" = getelementptr i64, ptr %".1", i64 5
+  %".37" = load i64, ptr %".36"
+  %".38" = inttoptr i64 %".37" to ptr
+  %".39" = getelementptr i64, ptr %".1", i64 16
+  %".40" = load i64, ptr %".39"
+  %".41" = inttoptr i64 %".40" to ptr
+  %".42" = getelementptr i64, ptr %".6", i64 11
+  %".43" = load i64, ptr %".42"
+  %".44" = getelementptr i64, ptr %".6", i64 5
+  %".45" = load i64, ptr %".44"
+  %".46" = add i64 %".45", 1
+  %".47" = getelementptr i64, ptr %".35", i64 %".46"
+  %".48" = load i64, ptr %".47"
+  %".49" = getelementptr i64, ptr %".6", i64 19
+  %".50" = load i64, ptr %".49"
+  %".51" = call i1 @"empty"(ptr %".1", i64 0, i64 %".11")
+  %".52" = xor i1 %".51", -1
+  br i1 %".52", label %"for.done.if", label %"for.done.endif"
+for.done.if:
+  %".54" = getelementptr i64, ptr %".6", i64 24
+  %".55" = load i64, ptr %".54"
+  %".56" = icmp ne i64 %".55", 0
+  br i1 %".56", label %"for.done.if.if", label %"for.done.if.else"
+for.done.endif:
+  ret void
+for.done.if.if:
+  %".58" = getelementptr i64, ptr %".1", i64 2
+  %".59" = load i64, ptr %".58"
+  %".60" = inttoptr i64 %".59" to ptr
+  %".61" = getelementptr i64, ptr %".1", i64 15
+  %".62" = load i64, ptr %".61"
+  %".63" = inttoptr i64 %".62" to ptr
+  %".64" = getelementptr i64, ptr %".1", i64 8
+  %".65" = load i64, ptr %".64"
+  %".66" = inttoptr i64 %".65" to ptr
+  %".67" = getelementptr i64, ptr %".1", i64 4
+  %".68" = load i64, ptr %".67"
+  %".69" = inttoptr i64 %".68" to ptr
+  %".70" = sub i64 %".11", 2
+  %".71" = sub i64 %".11", 1
+  %".72" = getelementptr i64, ptr %".6", i64 25
+  %".73" = load i64, ptr %".72"
+  %".74" = getelementptr i64, ptr %".1", i64 14
+  %".75" = load i64, ptr %".74"
+  %".76" = inttoptr i64 %".75" to ptr
+  %".77" = mul i64 %".73", 5
+  %".78" = getelementptr i64, ptr %".76", i64 %".77"
+  %".79" = getelementptr i64, ptr %".78", i64 2
+  %".80" = load i64, ptr %".79"
+  %".81" = add i64 %".70", 1
+  %".82" = add i64 %".80", %".81"
+  %".83" = getelementptr i64, ptr %".60", i64 %".82"
+  %".84" = load i64, ptr %".83"
+  %".85" = add i64 %".71", 1
+  %".86" = add i64 %".80", %".85"
+  %".87" = getelementptr i64, ptr %".60", i64 %".86"
+  %".88" = load i64, ptr %".87"
+  %".89" = add i64 %".11", 1
+  %".90" = add i64 %".80", %".89"
+  %".91" = getelementptr i64, ptr %".60", i64 %".90"
+  %".92" = load i64, ptr %".91"
+  %".93" = getelementptr i64, ptr %".6", i64 26
+  %".94" = load i64, ptr %".93"
+  %".95" = getelementptr i64, ptr %".1", i64 14
+  %".96" = load i64, ptr %".95"
+  %".97" = inttoptr i64 %".96" to ptr
+  %".98" = mul i64 %".94", 5
+  %".99" = getelementptr i64, ptr %".97", i64 %".98"
+  %".100" = getelementptr i64, ptr %".99", i64 2
+  %".101" = load i64, ptr %".100"
+  %".102" = add i64 %".70", 1
+  %".103" = add i64 %".101", %".102"
+  %".104" = getelementptr i64, ptr %".60", i64 %".103"
+  %".105" = load i64, ptr %".104"
+  %".106" = add i64 %".71", 1
+  %".107" = add i64 %".101", %".106"
+  %".108" = getelementptr i64, ptr %".60", i64 %".107"
+  %".109" = load i64, ptr %".108"
+  %".110" = add i64 %".11", 1
+  %".111" = add i64 %".101", %".110"
+  %".112" = getelementptr i64, ptr %".60", i64 %".111"
+  %".113" = load i64, ptr %".112"
+  %".114" = icmp eq i64 %".88", 0
+  %".115" = icmp eq i64 %".105", 0
+  %".116" = and i1 %".114", %".115"
+  %".117" = icmp eq i64 %".109", 0
+  %".118" = icmp eq i64 %".84", 0
+  %".119" = and i1 %".117", %".118"
+  %".120" = or i1 %".116", %".119"
+  br i1 %".120", label %"for.done.if.if.if", label %"for.done.if.if.else"
+for.done.if.else:
+  call void @"reset"(ptr %".1")
+  %".199" = icmp ne i64 %".48", 0
+  br i1 %".199", label %"for.done.if.else.if", label %"for.done.if.else.else"
+for.done.if.endif:
+  br label %"for.done.endif"
+for.done.if.if.if:
+  %".122" = getelementptr i64, ptr %".1", i64 10
+  store i64 -1, ptr %".122"
+  call void @"reset"(ptr %".1")
+  %".125" = getelementptr i64, ptr %".6", i64 14
+  %".126" = load i64, ptr %".125"
+  %".127" = add i64 %".70", 1
+  %".128" = add i64 %".126", %".127"
+  %".129" = getelementptr i64, ptr %".60", i64 %".128"
+  %".130" = load i64, ptr %".129"
+  %".131" = add i64 %".71", 1
+  %".132" = add i64 %".126", %".131"
+  %".133" = getelementptr i64, ptr %".60", i64 %".132"
+  %".134" = load i64, ptr %".133"
+  %".135" = getelementptr i64, ptr %".63", i64 %".70"
+  %".136" = load i64, ptr %".135"
+  %".137" = getelementptr i64, ptr %".63", i64 %".71"
+  %".138" = load i64, ptr %".137"
+  %".139" = getelementptr i64, ptr %".63", i64 %".11"
+  %".140" = load i64, ptr %".139"
+  br label %"do"
+for.done.if.if.else:
+  %".194" = getelementptr i64, ptr %".69", i64 0
+  store i64 3, ptr %".194"
+  br label %"for.done.if.if.endif"
+for.done.if.if.endif:
+  br label %"for.done.if.endif"
+do:
+  %".142" = getelementptr i64, ptr %".78", i64 0
+  %".143" = load i64, ptr %".142"
+  %".144" = call ptr @"data"(ptr %".1", i64 %".143")
+  %".145" = getelementptr i64, ptr %".66", i64 %".73"
+  %".146" = load i64, ptr %".145"
+  %".147" = getelementptr i64, ptr %".78", i64 1
+  %".148" = load i64, ptr %".147"
+  %".149" = mul i64 %".146", %".148"
+  %".150" = getelementptr i8, ptr %".144", i64 %".149"
+  %".151" = getelementptr i64, ptr %".99", i64 0
+  %".152" = load i64, ptr %".151"
+  %".153" = call ptr @"data"(ptr %".1", i64 %".152")
+  %".154" = getelementptr i64, ptr %".66", i64 %".94"
+  %".155" = load i64, ptr %".154"
+  %".156" = getelementptr i64, ptr %".99", i64 1
+  %".157" = load i64, ptr %".156"
+  %".158" = mul i64 %".155", %".157"
+  %".159" = getelementptr i8, ptr %".153", i64 %".158"
+  %".160" = getelementptr i64, ptr %".1", i64 0
+  %".161" = load i64, ptr %".160"
+  %".162" = inttoptr i64 %".161" to ptr
+  %".163" = getelementptr i64, ptr %".1", i64 8
+  %".164" = load i64, ptr %".163"
+  %".165" = inttoptr i64 %".164" to ptr
+  %".166" = getelementptr i64, ptr %".1", i64 19
+  %".167" = load i64, ptr %".166"
+  %".168" = getelementptr i64, ptr %".1", i64 18
+  %".169" = load i64, ptr %".168"
+  %".170" = inttoptr i64 %".169" to ptr
+  %".171" = getelementptr i64, ptr %".1", i64 13
+  %".172" = load i64, ptr %".171"
+  %".173" = getelementptr i64, ptr %".165", i64 %".172"
+  %".174" = load i64, ptr %".173"
+  %".175" = mul i64 0, %".167"
+  %".176" = add i64 %".174", %".175"
+  %".177" = getelementptr i64, ptr %".162", i64 13
+  %".178" = load i64, ptr %".177"
+  %".179" = mul i64 %".176", %".178"
+  %".180" = getelementptr i8, ptr %".170", i64 %".179"
+  %".181" = select  i1 %".116", ptr %".150", ptr %".159"
+  %".182" = select  i1 %".116", i64 %".84", i64 %".105"
+  %".183" = select  i1 %".116", i64 %".92", i64 %".113"
+  %".184" = select  i1 %".116", ptr %".159", ptr %".150"
+  %".185" = select  i1 %".116", i64 %".113", i64 %".92"
+  %".186" = select  i1 %".116", i64 %".109", i64 %".88"
+  %".187" = getelementptr i64, ptr %".6", i64 24
+  %".188" = load i64, ptr %".187"
+  %".189" = inttoptr i64 %".188" to void (ptr, i64, i64, ptr, i64, i64, ptr, i64, i64, i64, i64, i64, ptr)*
+  call void %".189"(ptr %".181", i64 %".182", i64 %".183", ptr %".184", i64 %".185", i64 %".186", ptr %".180", i64 %".130", i64 %".134", i64 %".136", i64 %".138", i64 %".140", ptr %".69")
+  %".191" = call i1 @"advance"(ptr %".1", i64 0, i64 %".70")
+  br i1 %".191", label %"do", label %"do.done"
+do.done:
+  br label %"for.done.if.if.endif"
+for.done.if.else.if:
+  %".201" = getelementptr i64, ptr %".6", i64 35
+  %".202" = load i64, ptr %".201"
+  %".203" = icmp ne i64 %".202", 0
+  br label %"do.1"
+for.done.if.else.else:
+  br label %"do.3"
+for.done.if.else.endif:
+  br label %"for.done.if.endif"
+do.1:
+  %".205" = getelementptr i8, ptr %".41", i64 4096
+  %".206" = getelementptr i64, ptr %".1", i64 20
+  %".207" = load i64, ptr %".206"
+  %".208" = getelementptr i64, ptr %".6", i64 16
+  %".209" = load i64, ptr %".208"
+  %".210" = inttoptr i64 %".209" to void (ptr, i64)*
+  call void %".210"(ptr %".41", i64 %".207")
+  %".212" = getelementptr i64, ptr %".6", i64 16
+  %".213" = load i64, ptr %".212"
+  %".214" = inttoptr i64 %".213" to void (ptr, i64)*
+  call void %".214"(ptr %".205", i64 1)
+  %".216" = xor i1 %".31", -1
+  br i1 %".216", label %"do.1.if", label %"do.1.endif"
+do.done.1:
+  br label %"for.done.if.else.endif"
+do.1.if:
+  br label %"do.2"
+do.1.endif:
+  %".251" = getelementptr i64, ptr %".1", i64 11
+  %".252" = load i64, ptr %".251"
+  %".253" = icmp slt i64 %".252", %".207"
+  %".254" = select  i1 %".253", i64 %".252", i64 %".207"
+  %".255" = select  i1 %".31", i64 0, i64 %".254"
+  %".256" = xor i1 %".203", -1
+  br i1 %".256", label %"do.1.endif.if", label %"do.1.endif.endif"
+do.2:
+  %".219" = getelementptr i64, ptr %".1", i64 11
+  %".220" = load i64, ptr %".219"
+  %".221" = getelementptr i64, ptr %".1", i64 20
+  %".222" = load i64, ptr %".221"
+  store i64 0, i64* %".223"
+  br label %"for.1"
+do.done.2:
+  br label %"do.1.endif"
+for.1:
+  %".226" = load i64, i64* %".223"
+  %".227" = icmp slt i64 %".226", %".220"
+  br i1 %".227", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".229" = sub i64 %".220", %".226"
+  %".230" = icmp slt i64 %".229", %".222"
+  %".231" = select  i1 %".230", i64 %".229", i64 %".222"
+  call void @"eval_block"(ptr %".1", i64 %".231", i64 %".226", ptr null)
+  %".233" = getelementptr ptr, ptr %".38", i64 %".43"
+  %".234" = load ptr, ptr %".233"
+  br i1 %".203", label %"for.body.1.if", label %"for.body.1.else"
+for.done.1:
+  %".248" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".248", label %"do.2", label %"do.done.2"
+for.body.1.if:
+  %".236" = inttoptr i64 %".202" to void (ptr, ptr, i64)*
+  call void %".236"(ptr %".205", ptr %".234", i64 %".231")
+  br label %"for.body.1.endif"
+for.body.1.else:
+  %".239" = getelementptr i64, ptr %".6", i64 17
+  %".240" = load i64, ptr %".239"
+  %".241" = inttoptr i64 %".240" to void (ptr, ptr, i64)*
+  call void %".241"(ptr %".41", ptr %".234", i64 %".231")
+  br label %"for.body.1.endif"
+for.body.1.endif:
+  %".244" = load i64, i64* %".223"
+  %".245" = add i64 %".244", %".222"
+  store i64 %".245", i64* %".223"
+  br label %"for.1"
+do.1.endif.if:
+  %".258" = getelementptr i64, ptr %".6", i64 18
+  %".259" = load i64, ptr %".258"
+  %".260" = inttoptr i64 %".259" to void (ptr, ptr, i64)*
+  call void %".260"(ptr %".205", ptr %".41", i64 %".255")
+  br label %"do.1.endif.endif"
+do.1.endif.endif:
+  %".263" = icmp ne i64 %".50", 0
+  br i1 %".263", label %"do.1.endif.endif.if", label %"do.1.endif.endif.endif"
+do.1.endif.endif.if:
+  %".265" = inttoptr i64 %".50" to void (ptr, i64, i64)*
+  call void %".265"(ptr %".205", i64 %".32", i64 1)
+  br label %"do.1.endif.endif.endif"
+do.1.endif.endif.endif:
+  %".268" = getelementptr i64, ptr %".1", i64 0
+  %".269" = load i64, ptr %".268"
+  %".270" = inttoptr i64 %".269" to ptr
+  %".271" = getelementptr i64, ptr %".1", i64 0
+  %".272" = load i64, ptr %".271"
+  %".273" = inttoptr i64 %".272" to ptr
+  %".274" = getelementptr i64, ptr %".1", i64 8
+  %".275" = load i64, ptr %".274"
+  %".276" = inttoptr i64 %".275" to ptr
+  %".277" = getelementptr i64, ptr %".1", i64 19
+  %".278" = load i64, ptr %".277"
+  %".279" = getelementptr i64, ptr %".1", i64 18
+  %".280" = load i64, ptr %".279"
+  %".281" = inttoptr i64 %".280" to ptr
+  %".282" = getelementptr i64, ptr %".1", i64 13
+  %".283" = load i64, ptr %".282"
+  %".284" = getelementptr i64, ptr %".276", i64 %".283"
+  %".285" = load i64, ptr %".284"
+  %".286" = mul i64 0, %".278"
+  %".287" = add i64 %".285", %".286"
+  %".288" = getelementptr i64, ptr %".273", i64 13
+  %".289" = load i64, ptr %".288"
+  %".290" = mul i64 %".287", %".289"
+  %".291" = getelementptr i8, ptr %".281", i64 %".290"
+  %".292" = getelementptr i64, ptr %".270", i64 15
+  %".293" = load i64, ptr %".292"
+  %".294" = getelementptr i64, ptr %".270", i64 13
+  %".295" = load i64, ptr %".294"
+  %".296" = inttoptr i64 %".293" to void (ptr, i64, ptr, i64)*
+  call void %".296"(ptr %".291", i64 %".295", ptr %".205", i64 1)
+  %".298" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".298", label %"do.1", label %"do.done.1"
+do.3:
+  %".302" = getelementptr i64, ptr %".1", i64 11
+  %".303" = load i64, ptr %".302"
+  %".304" = getelementptr i64, ptr %".1", i64 20
+  %".305" = load i64, ptr %".304"
+  store i64 0, i64* %".306"
+  br label %"for.2"
+do.done.3:
+  br label %"for.done.if.else.endif"
+for.2:
+  %".309" = load i64, i64* %".306"
+  %".310" = icmp slt i64 %".309", %".303"
+  br i1 %".310", label %"for.body.2", label %"for.done.2"
+for.body.2:
+  %".312" = sub i64 %".303", %".309"
+  %".313" = icmp slt i64 %".312", %".305"
+  %".314" = select  i1 %".313", i64 %".312", i64 %".305"
+  %".315" = getelementptr i64, ptr %".6", i64 16
+  %".316" = load i64, ptr %".315"
+  %".317" = inttoptr i64 %".316" to void (ptr, i64)*
+  call void %".317"(ptr %".41", i64 %".314")
+  %".319" = xor i1 %".31", -1
+  br i1 %".319", label %"for.body.2.if", label %"for.body.2.endif"
+for.done.2:
+  %".342" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".342", label %"do.3", label %"do.done.3"
+for.body.2.if:
+  br label %"do.4"
+for.body.2.endif:
+  %".332" = icmp ne i64 %".50", 0
+  br i1 %".332", label %"for.body.2.endif.if", label %"for.body.2.endif.endif"
+do.4:
+  call void @"eval_block"(ptr %".1", i64 %".314", i64 %".309", ptr null)
+  %".323" = getelementptr i64, ptr %".6", i64 17
+  %".324" = load i64, ptr %".323"
+  %".325" = getelementptr ptr, ptr %".38", i64 %".43"
+  %".326" = load ptr, ptr %".325"
+  %".327" = inttoptr i64 %".324" to void (ptr, ptr, i64)*
+  call void %".327"(ptr %".41", ptr %".326", i64 %".314")
+  %".329" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".329", label %"do.4", label %"do.done.4"
+do.done.4:
+  br label %"for.body.2.endif"
+for.body.2.endif.if:
+  %".334" = inttoptr i64 %".50" to void (ptr, i64, i64)*
+  call void %".334"(ptr %".41", i64 %".32", i64 %".314")
+  br label %"for.body.2.endif.endif"
+for.body.2.endif.endif:
+  call void @"store_block"(ptr %".1", ptr %".41", i64 %".314", i64 %".309")
+  %".338" = load i64, i64* %".306"
+  %".339" = add i64 %".338", %".305"
+  store i64 %".339", i64* %".306"
+  br label %"for.2"
+}
+
+define internal void @"run_arg"(ptr %".1") noinline nounwind
+{
+entry:
+  %".14" = alloca i64
+  %".16" = alloca i64
+  %".71" = alloca i64
+  %".130" = alloca i64
+  %".143" = alloca i64
+  br label %"body"
+body:
+  %".4" = getelementptr i64, ptr %".1", i64 0
+  %".5" = load i64, ptr %".4"
+  %".6" = inttoptr i64 %".5" to ptr
+  %".7" = getelementptr i64, ptr %".1", i64 15
+  %".8" = load i64, ptr %".7"
+  %".9" = inttoptr i64 %".8" to ptr
+  %".10" = getelementptr i64, ptr %".6", i64 3
+  %".11" = load i64, ptr %".10"
+  %".12" = getelementptr i64, ptr %".1", i64 12
+  %".13" = load i64, ptr %".12"
+  store i64 1, i64* %".14"
+  store i64 %".11", i64* %".16"
+  br label %"for"
+for:
+  %".19" = load i64, i64* %".16"
+  %".20" = icmp slt i64 %".19", %".13"
+  br i1 %".20", label %"for.body", label %"for.done"
+for.body:
+  %".22" = load i64, i64* %".14"
+  %".23" = getelementptr i64, ptr %".9", i64 %".19"
+  %".24" = load i64, ptr %".23"
+  %".25" = mul i64 %".22", %".24"
+  store i64 %".25", i64* %".14"
+  %".27" = load i64, i64* %".16"
+  %".28" = add i64 %".27", 1
+  store i64 %".28", i64* %".16"
+  br label %"for"
+for.done:
+  %".31" = call i1 @"empty"(ptr %".1", i64 %".11", i64 %".13")
+  %".32" = load i64, i64* %".14"
+  %".33" = getelementptr i64, ptr %".1", i64 2
+  %".34" = load i64, ptr %".33"
+  %".35" = inttoptr i64 %".34" to ptr
+  %".36" = getelementptr i64, ptr %".1", i64 5
+  %".37" = load i64, ptr %".36"
+  %".38" = inttoptr i64 %".37" to ptr
+  %".39" = getelementptr i64, ptr %".1", i64 9
+  %".40" = load i64, ptr %".39"
+  %".41" = inttoptr i64 %".40" to ptr
+  %".42" = getelementptr i64, ptr %".1", i64 16
+  %".43" = load i64, ptr %".42"
+  %".44" = inttoptr i64 %".43" to ptr
+  %".45" = getelementptr i8, ptr %".44", i64 4096
+  %".46" = getelementptr i8, ptr %".44", i64 8192
+  %".47" = getelementptr i64, ptr %".6", i64 11
+  %".48" = load i64, ptr %".47"
+  %".49" = getelementptr i64, ptr %".6", i64 5
+  %".50" = load i64, ptr %".49"
+  %".51" = add i64 %".50", 1
+  %".52" = getelementptr i64, ptr %".35", i64 %".51"
+  %".53" = load i64, ptr %".52"
+  %".54" = call i1 @"empty"(ptr %".1", i64 0, i64 %".11")
+  %".55" = xor i1 %".54", -1
+  br i1 %".55", label %"for.done.if", label %"for.done.endif"
+for.done.if:
+  call void @"reset"(ptr %".1")
+  %".58" = icmp ne i64 %".53", 0
+  br i1 %".58", label %"for.done.if.if", label %"for.done.if.else"
+for.done.endif:
+  ret void
+for.done.if.if:
+  br label %"do"
+for.done.if.else:
+  br label %"do.1"
+for.done.if.endif:
+  br label %"for.done.endif"
+do:
+  %".61" = getelementptr i64, ptr %".6", i64 16
+  %".62" = load i64, ptr %".61"
+  %".63" = inttoptr i64 %".62" to void (ptr, i64)*
+  call void %".63"(ptr %".46", i64 1)
+  %".65" = getelementptr i64, ptr %".46", i64 2
+  store i64 0, ptr %".65"
+  %".67" = getelementptr i64, ptr %".1", i64 11
+  %".68" = load i64, ptr %".67"
+  %".69" = getelementptr i64, ptr %".1", i64 20
+  %".70" = load i64, ptr %".69"
+  store i64 0, i64* %".71"
+  br label %"for.1"
+do.done:
+  br label %"for.done.if.endif"
+for.1:
+  %".74" = load i64, i64* %".71"
+  %".75" = icmp slt i64 %".74", %".68"
+  br i1 %".75", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".77" = sub i64 %".68", %".74"
+  %".78" = icmp slt i64 %".77", %".70"
+  %".79" = select  i1 %".78", i64 %".77", i64 %".70"
+  call void @"eval_block"(ptr %".1", i64 %".79", i64 %".74", ptr null)
+  %".81" = getelementptr i64, ptr %".6", i64 21
+  %".82" = load i64, ptr %".81"
+  %".83" = getelementptr ptr, ptr %".38", i64 %".48"
+  %".84" = load ptr, ptr %".83"
+  %".85" = inttoptr i64 %".82" to void (ptr, ptr, i64, i64)*
+  call void %".85"(ptr %".46", ptr %".84", i64 %".79", i64 %".74")
+  %".87" = load i64, i64* %".71"
+  %".88" = add i64 %".87", %".70"
+  store i64 %".88", i64* %".71"
+  br label %"for.1"
+for.done.1:
+  %".91" = getelementptr i8, ptr %".46", i64 16
+  %".92" = getelementptr i64, ptr %".1", i64 0
+  %".93" = load i64, ptr %".92"
+  %".94" = inttoptr i64 %".93" to ptr
+  %".95" = getelementptr i64, ptr %".1", i64 0
+  %".96" = load i64, ptr %".95"
+  %".97" = inttoptr i64 %".96" to ptr
+  %".98" = getelementptr i64, ptr %".1", i64 8
+  %".99" = load i64, ptr %".98"
+  %".100" = inttoptr i64 %".99" to ptr
+  %".101" = getelementptr i64, ptr %".1", i64 19
+  %".102" = load i64, ptr %".101"
+  %".103" = getelementptr i64, ptr %".1", i64 18
+  %".104" = load i64, ptr %".103"
+  %".105" = inttoptr i64 %".104" to ptr
+  %".106" = getelementptr i64, ptr %".1", i64 13
+  %".107" = load i64, ptr %".106"
+  %".108" = getelementptr i64, ptr %".100", i64 %".107"
+  %".109" = load i64, ptr %".108"
+  %".110" = mul i64 0, %".102"
+  %".111" = add i64 %".109", %".110"
+  %".112" = getelementptr i64, ptr %".97", i64 13
+  %".113" = load i64, ptr %".112"
+  %".114" = mul i64 %".111", %".113"
+  %".115" = getelementptr i8, ptr %".105", i64 %".114"
+  %".116" = getelementptr i64, ptr %".94", i64 15
+  %".117" = load i64, ptr %".116"
+  %".118" = getelementptr i64, ptr %".94", i64 13
+  %".119" = load i64, ptr %".118"
+  %".120" = inttoptr i64 %".117" to void (ptr, i64, ptr, i64)*
+  call void %".120"(ptr %".115", i64 %".119", ptr %".91", i64 1)
+  %".122" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".122", label %"do", label %"do.done"
+do.1:
+  %".126" = getelementptr i64, ptr %".1", i64 11
+  %".127" = load i64, ptr %".126"
+  %".128" = getelementptr i64, ptr %".1", i64 20
+  %".129" = load i64, ptr %".128"
+  store i64 0, i64* %".130"
+  br label %"for.2"
+do.done.1:
+  br label %"for.done.if.endif"
+for.2:
+  %".133" = load i64, i64* %".130"
+  %".134" = icmp slt i64 %".133", %".127"
+  br i1 %".134", label %"for.body.2", label %"for.done.2"
+for.body.2:
+  %".136" = sub i64 %".127", %".133"
+  %".137" = icmp slt i64 %".136", %".129"
+  %".138" = select  i1 %".137", i64 %".136", i64 %".129"
+  %".139" = getelementptr i64, ptr %".6", i64 16
+  %".140" = load i64, ptr %".139"
+  %".141" = inttoptr i64 %".140" to void (ptr, i64)*
+  call void %".141"(ptr %".44", i64 %".138")
+  store i64 0, i64* %".143"
+  br label %"for.3"
+for.done.2:
+  %".176" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".176", label %"do.1", label %"do.done.1"
+for.3:
+  %".146" = load i64, i64* %".143"
+  %".147" = icmp slt i64 %".146", %".138"
+  br i1 %".147", label %"for.body.3", label %"for.done.3"
+for.body.3:
+  %".149" = getelementptr i64, ptr %".45", i64 %".146"
+  store i64 0, ptr %".149"
+  %".151" = load i64, i64* %".143"
+  %".152" = add i64 %".151", 1
+  store i64 %".152", i64* %".143"
+  br label %"for.3"
+for.done.3:
+  %".155" = xor i1 %".31", -1
+  br i1 %".155", label %"for.done.3.if", label %"for.done.3.endif"
+for.done.3.if:
+  br label %"do.2"
+for.done.3.endif:
+  call void @"store_block"(ptr %".1", ptr %".45", i64 %".138", i64 %".133")
+  %".172" = load i64, i64* %".130"
+  %".173" = add i64 %".172", %".129"
+  store i64 %".173", i64* %".130"
+  br label %"for.2"
+do.2:
+  call void @"eval_block"(ptr %".1", i64 %".138", i64 %".133", ptr null)
+  %".159" = sub i64 %".13", 1
+  %".160" = getelementptr i64, ptr %".41", i64 %".159"
+  %".161" = load i64, ptr %".160"
+  %".162" = getelementptr i64, ptr %".6", i64 20
+  %".163" = load i64, ptr %".162"
+  %".164" = getelementptr ptr, ptr %".38", i64 %".48"
+  %".165" = load ptr, ptr %".164"
+  %".166" = inttoptr i64 %".163" to void (ptr, ptr, ptr, i64, i64)*
+  call void %".166"(ptr %".44", ptr %".45", ptr %".165", i64 %".138", i64 %".161")
+  %".168" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".168", label %"do.2", label %"do.done.2"
+do.done.2:
+  br label %"for.done.3.endif"
+}
+
+define internal void @"run_scan"(ptr %".1") noinline nounwind
+{
+entry:
+  %".42" = alloca i64
+  %".73" = alloca i64
+  br label %"body"
+body:
+  %".4" = getelementptr i64, ptr %".1", i64 0
+  %".5" = load i64, ptr %".4"
+  %".6" = inttoptr i64 %".5" to ptr
+  %".7" = getelementptr i64, ptr %".1", i64 2
+  %".8" = load i64, ptr %".7"
+  %".9" = inttoptr i64 %".8" to ptr
+  %".10" = getelementptr i64, ptr %".1", i64 5
+  %".11" = load i64, ptr %".10"
+  %".12" = inttoptr i64 %".11" to ptr
+  %".13" = getelementptr i64, ptr %".1", i64 9
+  %".14" = load i64, ptr %".13"
+  %".15" = inttoptr i64 %".14" to ptr
+  %".16" = getelementptr i64, ptr %".1", i64 16
+  %".17" = load i64, ptr %".16"
+  %".18" = inttoptr i64 %".17" to ptr
+  %".19" = getelementptr i8, ptr %".18", i64 4096
+  %".20" = getelementptr i64, ptr %".6", i64 3
+  %".21" = load i64, ptr %".20"
+  %".22" = getelementptr i64, ptr %".1", i64 12
+  %".23" = load i64, ptr %".22"
+  %".24" = getelementptr i64, ptr %".6", i64 11
+  %".25" = load i64, ptr %".24"
+  %".26" = getelementptr i64, ptr %".6", i64 5
+  %".27" = load i64, ptr %".26"
+  %".28" = add i64 %".27", 1
+  %".29" = getelementptr i64, ptr %".9", i64 %".28"
+  %".30" = load i64, ptr %".29"
+  %".31" = call i1 @"empty"(ptr %".1", i64 0, i64 %".23")
+  %".32" = xor i1 %".31", -1
+  br i1 %".32", label %"body.if", label %"body.endif"
+body.if:
+  call void @"reset"(ptr %".1")
+  %".35" = icmp ne i64 %".30", 0
+  br i1 %".35", label %"body.if.if", label %"body.if.else"
+body.endif:
+  ret void
+body.if.if:
+  br label %"do"
+body.if.else:
+  br label %"do.1"
+body.if.endif:
+  br label %"body.endif"
+do:
+  %".38" = getelementptr i64, ptr %".1", i64 11
+  %".39" = load i64, ptr %".38"
+  %".40" = getelementptr i64, ptr %".1", i64 20
+  %".41" = load i64, ptr %".40"
+  store i64 0, i64* %".42"
+  br label %"for"
+do.done:
+  br label %"body.if.endif"
+for:
+  %".45" = load i64, i64* %".42"
+  %".46" = icmp slt i64 %".45", %".39"
+  br i1 %".46", label %"for.body", label %"for.done"
+for.body:
+  %".48" = sub i64 %".39", %".45"
+  %".49" = icmp slt i64 %".48", %".41"
+  %".50" = select  i1 %".49", i64 %".48", i64 %".41"
+  call void @"eval_block"(ptr %".1", i64 %".50", i64 %".45", ptr null)
+  %".52" = icmp eq i64 %".45", 0
+  %".53" = zext i1 %".52" to i64
+  %".54" = getelementptr i64, ptr %".6", i64 23
+  %".55" = load i64, ptr %".54"
+  %".56" = getelementptr ptr, ptr %".12", i64 %".25"
+  %".57" = load ptr, ptr %".56"
+  %".58" = inttoptr i64 %".55" to void (ptr, ptr, i64, ptr, i64)*
+  call void %".58"(ptr %".18", ptr %".57", i64 %".50", ptr %".19", i64 %".53")
+  call void @"store_block"(ptr %".1", ptr %".18", i64 %".50", i64 %".45")
+  %".61" = load i64, i64* %".42"
+  %".62" = add i64 %".61", %".41"
+  store i64 %".62", i64* %".42"
+  br label %"for"
+for.done:
+  %".65" = call i1 @"advance"(ptr %".1", i64 0, i64 %".21")
+  br i1 %".65", label %"do", label %"do.done"
+do.1:
+  %".69" = getelementptr i64, ptr %".1", i64 11
+  %".70" = load i64, ptr %".69"
+  %".71" = getelementptr i64, ptr %".1", i64 20
+  %".72" = load i64, ptr %".71"
+  store i64 0, i64* %".73"
+  br label %"for.1"
+do.done.1:
+  br label %"body.if.endif"
+for.1:
+  %".76" = load i64, i64* %".73"
+  %".77" = icmp slt i64 %".76", %".70"
+  br i1 %".77", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".79" = sub i64 %".70", %".76"
+  %".80" = icmp slt i64 %".79", %".72"
+  %".81" = select  i1 %".80", i64 %".79", i64 %".72"
+  br label %"do.2"
+for.done.1:
+  %".102" = call i1 @"advance"(ptr %".1", i64 0, i64 %".21")
+  br i1 %".102", label %"do.1", label %"do.done.1"
+do.2:
+  call void @"eval_block"(ptr %".1", i64 %".81", i64 %".76", ptr null)
+  %".84" = sub i64 %".23", 1
+  %".85" = getelementptr i64, ptr %".15", i64 %".84"
+  %".86" = load i64, ptr %".85"
+  %".87" = icmp eq i64 %".86", 0
+  %".88" = zext i1 %".87" to i64
+  %".89" = getelementptr i64, ptr %".6", i64 22
+  %".90" = load i64, ptr %".89"
+  %".91" = getelementptr ptr, ptr %".12", i64 %".25"
+  %".92" = load ptr, ptr %".91"
+  %".93" = inttoptr i64 %".90" to void (ptr, ptr, i64, i64)*
+  call void %".93"(ptr %".18", ptr %".92", i64 %".81", i64 %".88")
+  call void @"store_block"(ptr %".1", ptr %".18", i64 %".81", i64 %".76")
+  %".96" = call i1 @"advance"(ptr %".1", i64 %".21", i64 %".23")
+  br i1 %".96", label %"do.2", label %"do.done.2"
+do.done.2:
+  %".98" = load i64, i64* %".73"
+  %".99" = add i64 %".98", %".72"
+  store i64 %".99", i64* %".73"
+  br label %"for.1"
+}
+
+define internal void @"run_kernel"(ptr %".1", ptr %".2", ptr %".3", ptr %".4", ptr %".5") noinline nounwind
+{
+entry:
+  %".66" = alloca i64
+  %".117" = alloca i64
+  %".171" = alloca i64
+  br label %"body"
+body:
+  %".8" = alloca i64, i64 21
+  %".9" = ptrtoint ptr %".1" to i64
+  %".10" = getelementptr i64, i64* %".8", i64 0
+  store i64 %".9", i64* %".10"
+  %".12" = ptrtoint ptr %".2" to i64
+  %".13" = getelementptr i64, i64* %".8", i64 1
+  store i64 %".12", i64* %".13"
+  %".15" = ptrtoint ptr %".3" to i64
+  %".16" = getelementptr i64, i64* %".8", i64 2
+  store i64 %".15", i64* %".16"
+  %".18" = ptrtoint ptr %".4" to i64
+  %".19" = getelementptr i64, i64* %".8", i64 3
+  store i64 %".18", i64* %".19"
+  %".21" = ptrtoint ptr %".5" to i64
+  %".22" = getelementptr i64, i64* %".8", i64 4
+  store i64 %".21", i64* %".22"
+  %".24" = getelementptr i64, ptr %".1", i64 0
+  %".25" = load atomic i64, ptr %".24" acquire, align 8
+  %".26" = icmp ne i64 %".25", 0
+  br i1 %".26", label %"body.if", label %"body.else"
+body.if:
+  %".28" = getelementptr i64, ptr %".1", i64 34
+  %".29" = atomicrmw add ptr %".28", i64 1 monotonic
+  call void @"run_compiled"(i64* %".8", i64 %".25")
+  br label %"body.endif"
+body.else:
+  %".32" = getelementptr i64, ptr %".1", i64 33
+  %".33" = atomicrmw add ptr %".32", i64 1 monotonic
+  %".34" = getelementptr i64, i64* %".8", i64 0
+  %".35" = load i64, i64* %".34"
+  %".36" = inttoptr i64 %".35" to ptr
+  %".37" = getelementptr i64, i64* %".8", i64 2
+  %".38" = load i64, i64* %".37"
+  %".39" = inttoptr i64 %".38" to ptr
+  %".40" = getelementptr i64, ptr %".36", i64 2
+  %".41" = load i64, ptr %".40"
+  %".42" = getelementptr i64, ptr %".36", i64 10
+  %".43" = load i64, ptr %".42"
+  %".44" = getelementptr i64, ptr %".36", i64 6
+  %".45" = load i64, ptr %".44"
+  %".46" = add i64 %".43", 1
+  %".47" = alloca ptr, i64 %".46"
+  %".48" = add i64 %".43", 1
+  %".49" = alloca [4096 x i8], i64 %".48", align 64
+  %".50" = alloca [8256 x i8], align 64
+  %".51" = alloca i64, i64 512
+  %".52" = add i64 %".45", 1
+  %".53" = alloca i64, i64 %".52"
+  %".54" = add i64 %".41", 1
+  %".55" = alloca i64, i64 %".54"
+  %".56" = mul i64 %".45", 4
+  %".57" = add i64 %".56", 1
+  %".58" = alloca i64, i64 %".57"
+  %".59" = getelementptr i64, ptr %".36", i64 4
+  %".60" = load i64, ptr %".59"
+  %".61" = getelementptr i64, ptr %".39", i64 %".60"
+  %".62" = getelementptr i64, ptr %".36", i64 5
+  %".63" = load i64, ptr %".62"
+  %".64" = getelementptr i64, ptr %".39", i64 %".63"
+  %".65" = load i64, ptr %".64"
+  store i64 1, i64* %".66"
+  %".68" = icmp sge i64 %".65", 0
+  br i1 %".68", label %"body.else.if", label %"body.else.endif"
+body.endif:
+  ret void
+body.else.if:
+  %".70" = getelementptr i64, ptr %".61", i64 %".65"
+  %".71" = load i64, ptr %".70"
+  store i64 %".71", i64* %".66"
+  br label %"body.else.endif"
+body.else.endif:
+  %".74" = getelementptr i64, ptr %".36", i64 7
+  %".75" = load i64, ptr %".74"
+  %".76" = getelementptr i64, ptr %".36", i64 %".75"
+  %".77" = ptrtoint ptr %".47" to i64
+  %".78" = getelementptr i64, i64* %".8", i64 5
+  store i64 %".77", i64* %".78"
+  %".80" = ptrtoint [4096 x i8]* %".49" to i64
+  %".81" = getelementptr i64, i64* %".8", i64 6
+  store i64 %".80", i64* %".81"
+  %".83" = ptrtoint i64* %".51" to i64
+  %".84" = getelementptr i64, i64* %".8", i64 7
+  store i64 %".83", i64* %".84"
+  %".86" = ptrtoint i64* %".53" to i64
+  %".87" = getelementptr i64, i64* %".8", i64 8
+  store i64 %".86", i64* %".87"
+  %".89" = ptrtoint i64* %".55" to i64
+  %".90" = getelementptr i64, i64* %".8", i64 9
+  store i64 %".89", i64* %".90"
+  %".92" = ptrtoint ptr %".76" to i64
+  %".93" = getelementptr i64, i64* %".8", i64 14
+  store i64 %".92", i64* %".93"
+  %".95" = ptrtoint ptr %".61" to i64
+  %".96" = getelementptr i64, i64* %".8", i64 15
+  store i64 %".95", i64* %".96"
+  %".98" = ptrtoint [8256 x i8]* %".50" to i64
+  %".99" = getelementptr i64, i64* %".8", i64 16
+  store i64 %".98", i64* %".99"
+  %".101" = ptrtoint i64* %".58" to i64
+  %".102" = getelementptr i64, i64* %".8", i64 17
+  store i64 %".101", i64* %".102"
+  %".104" = load i64, i64* %".66"
+  %".105" = getelementptr i64, ptr %".36", i64 36
+  %".106" = load i64, ptr %".105"
+  %".107" = getelementptr i64, i64* %".8", i64 10
+  store i64 %".65", i64* %".107"
+  %".109" = getelementptr i64, i64* %".8", i64 11
+  store i64 %".104", i64* %".109"
+  %".111" = getelementptr i64, i64* %".8", i64 12
+  store i64 %".41", i64* %".111"
+  %".113" = getelementptr i64, i64* %".8", i64 13
+  store i64 %".45", i64* %".113"
+  %".115" = getelementptr i64, i64* %".8", i64 20
+  store i64 %".106", i64* %".115"
+  store i64 0, i64* %".117"
+  br label %"for"
+for:
+  %".120" = load i64, i64* %".117"
+  %".121" = icmp slt i64 %".120", %".45"
+  br i1 %".121", label %"for.body", label %"for.done"
+for.body:
+  %".123" = getelementptr i64, i64* %".8", i64 14
+  %".124" = load i64, i64* %".123"
+  %".125" = inttoptr i64 %".124" to ptr
+  %".126" = mul i64 %".120", 5
+  %".127" = getelementptr i64, ptr %".125", i64 %".126"
+  %".128" = mul i64 %".120", 4
+  %".129" = getelementptr i64, i64* %".58", i64 %".128"
+  %".130" = getelementptr i64, ptr %".127", i64 0
+  %".131" = load i64, ptr %".130"
+  %".132" = call ptr @"data"(i64* %".8", i64 %".131")
+  %".133" = ptrtoint ptr %".132" to i64
+  %".134" = getelementptr i64, i64* %".129", i64 0
+  store i64 %".133", i64* %".134"
+  %".136" = getelementptr i64, ptr %".127", i64 1
+  %".137" = load i64, ptr %".136"
+  %".138" = getelementptr i64, i64* %".129", i64 1
+  store i64 %".137", i64* %".138"
+  %".140" = getelementptr i64, ptr %".127", i64 2
+  %".141" = load i64, ptr %".140"
+  %".142" = call i64 @"stride_along"(i64* %".8", i64 %".141")
+  %".143" = getelementptr i64, i64* %".129", i64 2
+  store i64 %".142", i64* %".143"
+  %".145" = getelementptr i64, ptr %".127", i64 4
+  %".146" = load i64, ptr %".145"
+  %".147" = getelementptr i64, i64* %".129", i64 3
+  store i64 %".146", i64* %".147"
+  %".149" = load i64, i64* %".117"
+  %".150" = add i64 %".149", 1
+  store i64 %".150", i64* %".117"
+  br label %"for"
+for.done:
+  %".153" = getelementptr i64, ptr %".36", i64 12
+  %".154" = load i64, ptr %".153"
+  %".155" = call ptr @"data"(i64* %".8", i64 %".154")
+  %".156" = ptrtoint ptr %".155" to i64
+  %".157" = getelementptr i64, i64* %".8", i64 18
+  store i64 %".156", i64* %".157"
+  %".159" = getelementptr i64, ptr %".36", i64 14
+  %".160" = load i64, ptr %".159"
+  %".161" = call i64 @"stride_along"(i64* %".8", i64 %".160")
+  %".162" = getelementptr i64, i64* %".8", i64 19
+  store i64 %".161", i64* %".162"
+  %".164" = getelementptr i64, i64* %".8", i64 3
+  %".165" = load i64, i64* %".164"
+  %".166" = inttoptr i64 %".165" to ptr
+  %".167" = getelementptr i64, ptr %".36", i64 9
+  %".168" = load i64, ptr %".167"
+  %".169" = getelementptr i64, ptr %".36", i64 8
+  %".170" = load i64, ptr %".169"
+  store i64 0, i64* %".171"
+  br label %"for.1"
+for.1:
+  %".174" = load i64, i64* %".171"
+  %".175" = icmp slt i64 %".174", %".170"
+  br i1 %".175", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".177" = mul i64 %".174", 8
+  %".178" = add i64 %".168", %".177"
+  %".179" = getelementptr i64, ptr %".36", i64 %".178"
+  %".180" = getelementptr i64, ptr %".179", i64 0
+  %".181" = load i64, ptr %".180"
+  %".182" = icmp eq i64 %".181", 1
+  br i1 %".182", label %"for.body.1.if", label %"for.body.1.endif"
+for.done.1:
+  %".203" = getelementptr i64, ptr %".36", i64 1
+  %".204" = load i64, ptr %".203"
+  switch i64 %".204", label %"mode.done" [i64 0, label %"mode0" i64 1, label %"mode1" i64 2, label %"mode2" i64 3, label %"mode3"]
+for.body.1.if:
+  %".184" = getelementptr i64, ptr %".179", i64 1
+  %".185" = load i64, ptr %".184"
+  %".186" = mul i64 %".185", 4096
+  %".187" = getelementptr i8, [4096 x i8]* %".49", i64 %".186"
+  %".188" = getelementptr i64, ptr %".179", i64 3
+  %".189" = load i64, ptr %".188"
+  %".190" = mul i64 %".189", 16
+  %".191" = getelementptr i8, ptr %".166", i64 %".190"
+  %".192" = getelementptr i64, ptr %".179", i64 2
+  %".193" = load i64, ptr %".192"
+  %".194" = getelementptr i64, i64* %".8", i64 20
+  %".195" = load i64, i64* %".194"
+  %".196" = inttoptr i64 %".193" to void (ptr, ptr, i64, i64)*
+  call void %".196"([4096 x i8]* %".187", ptr %".191", i64 0, i64 %".195")
+  br label %"for.body.1.endif"
+for.body.1.endif:
+  %".199" = load i64, i64* %".171"
+  %".200" = add i64 %".199", 1
+  store i64 %".200", i64* %".171"
+  br label %"for.1"
+mode.done:
+  br label %"body.endif"
+mode0:
+  call void @"run_elementwise"(i64* %".8")
+  br label %"mode.done"
+mode1:
+  call void @"run_reduce"(i64* %".8")
+  br label %"mode.done"
+mode2:
+  call void @"run_arg"(i64* %".8")
+  br label %"mode.done"
+mode3:
+  call void @"run_scan"(i64* %".8")
+  br label %"mode.done"
+}
+
+define i32 @"lazyarray_run"(ptr %".1", ptr %".2", ptr %".3", ptr %".4") nounwind
+{
+entry:
+  %".18" = alloca i64
+  br label %"body"
+body:
+  %".7" = getelementptr ptr, ptr %".2", i64 0
+  %".8" = load ptr, ptr %".7"
+  %".9" = getelementptr ptr, ptr %".2", i64 1
+  %".10" = load ptr, ptr %".9"
+  %".11" = getelementptr i64, ptr %".2", i64 2
+  %".12" = load i64, ptr %".11"
+  %".13" = getelementptr i64, ptr %".2", i64 3
+  %".14" = load i64, ptr %".13"
+  %".15" = getelementptr ptr, ptr %".1", i64 3
+  %".16" = load ptr, ptr %".15"
+  %".17" = add i64 %".12", %".14"
+  store i64 %".12", i64* %".18"
+  br label %"for"
+for:
+  %".21" = load i64, i64* %".18"
+  %".22" = icmp slt i64 %".21", %".17"
+  br i1 %".22", label %"for.body", label %"for.done"
+for.body:
+  %".24" = add i64 %".21", 1
+  %".25" = getelementptr i64, ptr %".8", i64 %".24"
+  %".26" = load i64, ptr %".25"
+  %".27" = getelementptr i64, ptr %".8", i64 %".26"
+  call void @"run_kernel"(ptr %".27", ptr %".16", ptr %".10", ptr %".3", ptr %".4")
+  %".29" = load i64, i64* %".18"
+  %".30" = add i64 %".29", 1
+  store i64 %".30", i64* %".18"
+  br label %"for"
+for.done:
+  %".33" = getelementptr i64, ptr %".4", i64 0
+  %".34" = load i64, ptr %".33"
+  %".35" = trunc i64 %".34" to i32
+  ret i32 %".35"
+}
