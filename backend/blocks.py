@@ -389,6 +389,11 @@ def bundle_ir(vector_variants: dict | None = None) -> str:
     return str(mb.module)
 
 
+def batch_ir(keys: tuple, vector_variants: dict | None = None) -> str:
+    """The IR of a unit holding the primitives ``keys`` (backend/library.py's batches)."""
+    return module(keys, vector_variants, name="lazyarray_batch")
+
+
 def unit_ir(key: tuple, vector_variants: dict | None = None) -> str:
     """The IR of the unit (backend/native.py) holding primitive ``key``."""
     return module([key], vector_variants, name=symbol(key))

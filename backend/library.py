@@ -109,6 +109,44 @@ def _primitive(key: tuple) -> int:
     return _addr.setdefault(key, native.get(_unit(key, quick=True))[0])
 
 
+def link(build: Callable, sched):
+    """``build(sched, resolve)`` (backend/bytecode.py) linked to the building blocks.  On
+    a machine without the bundle, the primitives of the full set it lacks are compiled
+    together, as one quick unit, before it is built again: a first program's five or six
+    primitives took as many compiles of 3-20 ms each (one LLVM module, one object, one
+    load each)."""
+    if _bundle_state is None:
+        _bundle()
+    if _bundle_state is True:
+        return build(sched, resolve)
+    missing: list = []
+
+    def probe(key: tuple) -> int:
+        a = _addr.get(key)
+        if a is not None:
+            return a
+        if key[0] != "gemm" and key in _full():
+            missing.append(key)
+            return 0
+        return resolve(key)
+    code = build(sched, probe)
+    if not missing:
+        return code
+    keys = tuple(sorted(set(missing)))
+    if len(keys) > 1:
+        for key, a in zip(keys, native.get(_batch_unit(keys))):
+            _addr.setdefault(key, a)
+    return build(sched, resolve)
+
+
+def _batch_unit(keys: tuple) -> native.Unit:
+    import hashlib
+    syms = tuple(symbol(k) for k in keys)
+    tag = hashlib.sha1(" ".join(syms).encode()).hexdigest()[:16]
+    return native.Unit(f"lzb_batch_{tag}~quick", ("blocks", "batch_ir", (keys,)), syms,
+                       quick=True)
+
+
 def _in_bundle(image, key: tuple):
     """The address of primitive ``key`` in the bundle's mapped image, or None when the
     bundle does not hold it."""

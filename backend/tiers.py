@@ -79,7 +79,7 @@ class ProgramCode:
     def __init__(self, sched: Schedule) -> None:
         native.STORE.busy()  # background compiles wait for a quiet moment
         self.schedule = sched
-        self.code = code = bytecode.build(sched, library.resolve)
+        self.code = code = library.link(bytecode.build, sched)
         self.run_addr = library.run_address()
         self.run = _entry(self.run_addr)
         self.runs = 0

@@ -1,0 +1,40 @@
+"""The building-block library on a new machine (backend/library.py)."""
+import json
+import os
+import subprocess
+import sys
+
+NEW_MACHINE = r"""
+import json
+import numpy as np
+import lazyarray as xp
+from lazyarray.backend import native
+events = []
+native.STORE.stats.log.append(lambda event, name, seconds: events.append([event, name]))
+x = np.linspace(0.5, 1.5, 1000)
+a = xp.asarray(x)
+first = np.asarray((a * 2.5 + 1.0) / 3.0 - a * a)
+second = np.asarray((a * 2.5 + 1.0) / 3.0 - a * a + 7.0)
+third = np.asarray(xp.exp(a) - 1.0)
+ok = [bool(np.array_equal(first, (x * 2.5 + 1.0) / 3.0 - x * x)),
+      bool(np.array_equal(second, (x * 2.5 + 1.0) / 3.0 - x * x + 7.0)),
+      bool(np.allclose(third, np.exp(x) - 1.0, rtol=1e-15, atol=0))]
+print(json.dumps([ok, events]))
+"""
+
+
+def test_a_new_machine_compiles_a_programs_missing_primitives_as_one_unit(tmp_path):
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path), LAZYARRAY_PREBUILD="0",
+               LAZYARRAY_PRELOAD="0", LAZYARRAY_COMPILE_WORKER="0")
+    out = subprocess.run([sys.executable, "-c", NEW_MACHINE], env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    ok, events = json.loads(out.strip().splitlines()[-1])
+    assert ok == [True, True, True]
+    compiled = [name for event, name in events if event == "compiled"]
+    blocks = [name for name in compiled if name.startswith("lzb_")]
+    # the first program's five primitives in one unit; the second needs none; the third
+    # one (exp), compiled alone
+    assert len(blocks) == 2, compiled
+    assert blocks[0].startswith("lzb_batch_") and blocks[0].endswith("~quick")
+    assert blocks[1] == "lzb_ew_exp_float64_float64~quick"
+    assert "lazyarray_run~quick" in compiled
