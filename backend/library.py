@@ -4,10 +4,11 @@ On a machine that has run lazyarray before, the whole library is one unit
 (backend/native.py), the *bundle*: every primitive of ``bytecode.full_set()``
 and the sequencer, fully optimised, loaded from the disk cache with one file
 read.  On a new machine the bundle is compiled once on the background thread
-(about ten seconds of the compile worker's time); until it is there, each
-primitive a program needs, and the sequencer, is a unit of its own compiled
-at once as quick code (a few milliseconds each: scalar loops, code-generation
-level 0, see llvm.QUICK_PASSES) while the caller waits, and kept on disk too.
+(about ten seconds of the compile worker's time); until it is there, the
+primitives a program lacks are compiled together as one unit of quick code (a
+few milliseconds: scalar loops, code-generation level 0, see llvm.QUICK_PASSES)
+while the caller waits, and kept on disk too; the sequencer is a quick unit of
+its own, from the IR text shipped with the package (backend/shipped.py).
 Programs made after the bundle is loaded use its code.  A primitive outside
 the full set (the front end never asks for one today) is a quick unit with
 its optimised version following in the background.
