@@ -24,6 +24,7 @@ Axis = Optional[Union[int, tuple]]
 
 
 _CAST_INPUT = frozenset({Op.SUM, Op.PROD, Op.MEAN, Op.ANY, Op.ALL})
+_IDENTITY_FIRST = frozenset({Op.SUM, Op.PROD, Op.MEAN})
 
 
 def reduce(op: Op, x: Array, axis: Axis, keepdims: bool, out_dtype: dt.DType, fname: str) -> Array:
@@ -32,6 +33,11 @@ def reduce(op: Op, x: Array, axis: Axis, keepdims: bool, out_dtype: dt.DType, fn
         normalize_axes(axis, x.ndim, fname)
     src = cast(x, out_dtype) if op in _CAST_INPUT else x
     if not axes:
+        if op in _IDENTITY_FIRST and out_dtype in dt.FLOATING:
+            # numpy combines the identity with each element even over no axes (0 + -0.0
+            # is 0.0, (1+0j) * (1-0j) is 1+0j): the same reduction over an added unit axis
+            from ._manipulation import expand_dims
+            return reduce(op, expand_dims(src, axis=-1), -1, False, out_dtype, fname)
         return Array._new(src._node)
     shp = src._node.shape
     if len(axes) == len(shp):  # over every axis

@@ -160,3 +160,34 @@ def test_all_any_dtypes_and_axes(a3):
             for kd in (False, True):
                 check(xp.all(x, axis=axis, keepdims=kd), np.all(v, axis=axis, keepdims=kd))
                 check(xp.any(x, axis=axis, keepdims=kd), np.any(v, axis=axis, keepdims=kd))
+
+
+def _same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    for part in (np.real, np.imag):
+        g, w = part(got), part(want)
+        assert np.array_equal(g, w, equal_nan=True), (got, want)
+        assert np.array_equal(np.signbit(g), np.signbit(w)), (got, want)
+
+
+@pytest.mark.parametrize("fname", ["sum", "prod"])
+@pytest.mark.parametrize("shape,axis", [((), None), ((), ()), ((3,), ()), ((1, 2), ()),
+                                        ((2,), 0)])
+@pytest.mark.parametrize("value", [-0.0, complex(1, -0.0), complex(-0.0, -0.0),
+                                   complex(float("inf"), 1), complex(float("nan"), -0.0)])
+def test_sum_and_prod_over_no_axes_combine_with_the_identity(fname, shape, axis, value):
+    # numpy: 0 + -0.0 is 0.0 and (1+0j) * (1-0j) is 1+0j even when no axis is reduced;
+    # the element itself was returned before (a fuzz graph's prod of a 0-d complex)
+    dtypes = (np.complex128, np.complex64) if isinstance(value, complex) else \
+        (np.float64, np.float32)
+    for dtype in dtypes:
+        a = np.full(shape, value, dtype=dtype)
+        with np.errstate(all="ignore"):
+            want = getattr(np, fname)(a, axis=axis)
+        _same_bits(getattr(xp, fname)(xp.asarray(a), axis=axis), want)
+
+
+def test_mean_over_no_axes_of_a_negative_zero():
+    _same_bits(xp.mean(xp.asarray(-0.0)), np.mean(np.array(-0.0)))
+    _same_bits(xp.mean(xp.asarray([-0.0, -0.0]), axis=()), np.array([0.0, 0.0]))
