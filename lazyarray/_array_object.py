@@ -55,7 +55,9 @@ class Array:
     """
 
     # _view_of and _views link a basic-index view and its base (see _views.py); unset on
-    # other arrays.
+    # other arrays.  _pending: a prepared program's result's (value, dtype, leaf id) until
+    # its node is made (see __getattr__), None on other arrays and once an array is
+    # written to (_views.rebind): held_value reads it without an exception.
     __slots__ = ("_node", "_pending", "_view_of", "_views", "__weakref__")
 
     def __getattr__(self, name: str):
@@ -65,7 +67,7 @@ class Array:
         if name == "_node":
             try:
                 value, dtype, leaf = _object_getattribute(self, "_pending")
-            except AttributeError:
+            except (AttributeError, TypeError):  # (None: an Array with a node)
                 pass
             else:
                 node = self._node = Node(Op.DATA, dtype, value.shape, (), None, value,
@@ -81,6 +83,7 @@ class Array:
     def _new(node: Node) -> "Array":
         obj = _object_new(Array)  # not Array(): that raises, for users
         obj._node = node
+        obj._pending = None
         if node.value is None:
             _recorded(_ref(obj))
         return obj
@@ -436,6 +439,7 @@ def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = N
         check_shape(shape, f"{arg.name if op is Op.EXTERNAL else op.value}()")
     obj = _object_new(Array)
     obj._node = Node(op, dtype, shape, srcs, arg)
+    obj._pending = None
     _recorded(_ref(obj))
     return obj
 

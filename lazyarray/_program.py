@@ -344,9 +344,12 @@ def held_value(x) -> Optional[np.ndarray]:
     program's result), without making its node; None when it must be computed or
     converted (``_as_value``)."""
     try:
-        v = _object_getattribute(x, "_node").value
-    except AttributeError:  # a result whose node was never needed
-        return _object_getattribute(x, "_pending")[0]
+        p = _object_getattribute(x, "_pending")
+    except AttributeError:  # (an Array made otherwise: copied, unpickled)
+        p = None
+    if p is not None:  # a prepared program's result, not written to since
+        return p[0]
+    v = _object_getattribute(x, "_node").value
     return v if type(v) is np.ndarray else None
 
 

@@ -295,6 +295,36 @@ def test_jit_calls_on_plain_numpy_arrays_take_the_short_way_and_stay_right():
     assert js.trace_count == 1
 
 
+def test_jit_calls_on_arrays_holding_values_take_the_short_way_and_see_writes():
+    """A loop passing a jitted function's results back in (and data leaves) takes the
+    short way too; a result written into since (``P[0] = ...``, ``P += ...``, a write
+    into its view) is passed with its new value."""
+    jf = xp.jit(lambda w: w * 0.5 + 1.0)
+    w0 = np.arange(4.0)
+    w, want = xp.asarray(w0), w0
+    for _ in range(5):
+        w, want = jf(w), want * 0.5 + 1.0
+        np.testing.assert_array_equal(np.asarray(w), want)
+    assert jf.trace_count == 1 and len(jf._plain) == 1 and jf._try_plain
+    w[0] = 100.0  # a write into a result whose node was never made
+    want = want.copy()
+    want[0] = 100.0
+    np.testing.assert_array_equal(np.asarray(jf(w)), want * 0.5 + 1.0)
+    p = jf(w)
+    p += 1.0
+    np.testing.assert_array_equal(np.asarray(jf(p)), (want * 0.5 + 2.0) * 0.5 + 1.0)
+    q = jf(w)
+    view = q[1:]
+    view[0] = -7.0  # written through its view
+    got = q * 1.0
+    assert float(got[1]) == -7.0
+    expect = np.asarray(got)
+    np.testing.assert_array_equal(np.asarray(jf(q)), expect * 0.5 + 1.0)
+    lazy = xp.asarray(w0) + 1.0  # no value held: the general path computes it
+    np.testing.assert_array_equal(np.asarray(jf(lazy)), (w0 + 1.0) * 0.5 + 1.0)
+    assert jf.trace_count == 1
+
+
 def test_jit_static_arguments():
     jf = xp.jit(lambda x, k: x * k)
     np.testing.assert_array_equal(np.asarray(jf(np.arange(3.0), 2)), [0.0, 2.0, 4.0])
