@@ -167,6 +167,12 @@ class Array:
 
     def _scalar(self, what: str):
         """The value of a 0-d array (a 0-d numpy array, or a scalar leaf's number)."""
+        p = _held(self)
+        if p is not None:  # a prepared program's result (a loop's loss): no node made
+            v = p[0]
+            if v.shape:
+                raise TypeError(f"{what} needs a 0-d array, got shape {v.shape}")
+            return v
         n = self._node
         if n.shape:
             raise TypeError(f"{what} needs a 0-d array, got shape {self.shape}")
@@ -179,12 +185,12 @@ class Array:
         return builtins.bool(self._scalar("bool()"))
 
     def __int__(self) -> int:
-        if self._node.dtype in dt.COMPLEX_FLOATING:
+        if _dtype(self) in dt.COMPLEX_FLOATING:
             raise TypeError("int() of a complex array is not defined")
         return int(self._scalar("int()"))
 
     def __float__(self) -> float:
-        if self._node.dtype in dt.COMPLEX_FLOATING:
+        if _dtype(self) in dt.COMPLEX_FLOATING:
             raise TypeError("float() of a complex array is not defined; use real() first")
         return float(self._scalar("float()"))
 
@@ -427,6 +433,21 @@ def _make_iop(fn, symbol: str):
         return self._inplace(_binary_operand(fn, self, other, symbol))
     op.__name__ = fn.__name__
     return op
+
+
+def _held(x: Array):
+    """(value, dtype, leaf id) of a prepared program's result not written to since, else
+    None (``Array._pending``)."""
+    try:
+        return _object_getattribute(x, "_pending")
+    except AttributeError:  # (an Array made otherwise: copied, unpickled)
+        return None
+
+
+def _dtype(x: Array) -> dt.DType:
+    """``x.dtype`` without making a result's node."""
+    p = _held(x)
+    return p[1] if p is not None else x._node.dtype
 
 
 def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = None) -> Array:

@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _dtypes as dt, _live
-from ._array_object import Array
+from ._array_object import Array, _held
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
 from ._memory import check_allocation, check_allocation_once, check_shape
@@ -343,10 +343,7 @@ def held_value(x) -> Optional[np.ndarray]:
     """The numpy value an Array already holds (a data leaf, a computed array, a prepared
     program's result), without making its node; None when it must be computed or
     converted (``_as_value``)."""
-    try:
-        p = _object_getattribute(x, "_pending")
-    except AttributeError:  # (an Array made otherwise: copied, unpickled)
-        p = None
+    p = _held(x)
     if p is not None:  # a prepared program's result, not written to since
         return p[0]
     v = _object_getattribute(x, "_node").value

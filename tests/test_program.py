@@ -325,6 +325,28 @@ def test_jit_calls_on_arrays_holding_values_take_the_short_way_and_see_writes():
     assert jf.trace_count == 1
 
 
+def test_python_scalars_of_a_jitted_result_make_no_node():
+    jf = xp.jit(lambda w: (xp.sum(w), w * 2.0, xp.sum(w) + 1j))
+    total, doubled, z = jf(np.arange(3.0))
+    assert float(total) == 3.0 and int(total) == 3 and bool(total)
+    assert _no_node(total)
+    with pytest.raises(TypeError, match=r"float\(\) needs a 0-d array, got shape \(3,\)"):
+        float(doubled)
+    with pytest.raises(TypeError, match="float\\(\\) of a complex array"):
+        float(z)
+    assert complex(z) == 3 + 1j
+    total += 1.0  # written to: the new value
+    assert float(total) == 4.0
+
+
+def _no_node(a) -> bool:
+    try:
+        object.__getattribute__(a, "_node")
+    except AttributeError:
+        return True
+    return False
+
+
 def test_jit_static_arguments():
     jf = xp.jit(lambda x, k: x * k)
     np.testing.assert_array_equal(np.asarray(jf(np.arange(3.0), 2)), [0.0, 2.0, 4.0])
