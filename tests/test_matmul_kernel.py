@@ -169,6 +169,31 @@ def test_thread_counts_give_the_same_bits(monkeypatch, dtype):
     assert np.array_equal(got["1"], got["2"]) and np.array_equal(got["1"], got["3"])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_matrix_vector_thread_counts_give_the_same_bits(monkeypatch, dtype):
+    """X @ w and X.T @ r split into row chunks give the bits of one call (each chunk
+    takes the whole's path: gemv, or vecmat on the transposed problem)."""
+    from lazyarray.backend import runtime, threads
+    rng = np.random.default_rng(14)
+    m, k = 1203, 517
+    x, v = rand(rng, (k, m), dtype), rand(rng, (k,), dtype)
+    got = {}
+    for count in ("1", "2", "3"):
+        monkeypatch.setenv("LAZYARRAY_NUM_THREADS", count)
+        monkeypatch.setitem(threads.SLICE, "matmul", 1 << 40 if count == "1" else m * k // 7)
+        a, w = xp.placeholder((k, m), getattr(xp, dtype)), xp.placeholder((k,), getattr(xp, dtype))
+        b, u = xp.placeholder((m, k), getattr(xp, dtype)), xp.placeholder((k,), getattr(xp, dtype))
+        p = xp.compile([xp.matrix_transpose(a) @ w, b @ u], inputs=[a, w, b, u])
+        p = p.prepare(x, v, x.T.copy(), v)
+        (runner,) = p._runners.values()
+        assert any(isinstance(s, runtime.Chunked) for s in runner.steps) == (count != "1")
+        got[count] = [np.asarray(o) for o in p(x, v, x.T.copy(), v)]
+    assert_matmul_close(xp.asarray(got["1"][0]), x.T, v)
+    assert_matmul_close(xp.asarray(got["1"][1]), x.T.copy(), v)
+    for count in ("2", "3"):
+        assert all(np.array_equal(g, w) for g, w in zip(got[count], got["1"]))
+
+
 @pytest.mark.parametrize("threads", ["2", "3"])
 def test_threaded_chunks(monkeypatch, threads):
     """The runtime may run the kernel in chunks of m (or of a batch axis): each chunk
@@ -222,6 +247,8 @@ def test_matrix_vector_paths(dtype):
         assert_matmul_close(xp.asarray(a) @ xp.asarray(x), a, x)
         assert_matmul_close(xp.asarray(x) @ xp.asarray(a.T.copy()), x, a.T.copy())
         assert_matmul_close(xp.asarray(a) @ xp.asarray(x[:, None]), a, x[:, None])
+        # A's columns contiguous (X.T @ r): the vecmat path on the transposed problem
+        assert_matmul_close(xp.matrix_transpose(xp.asarray(a.T.copy())) @ xp.asarray(x), a, x)
     a, x = rand(rng, (40, 50), dtype), rand(rng, (50,), dtype)
     A = xp.asarray(a)
     assert_matmul_close(xp.matrix_transpose(A) @ xp.asarray(a[:, 0].copy()), a.T, a[:, 0])
