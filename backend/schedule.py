@@ -67,19 +67,21 @@ class Kernel:
     ``scan``: store the running reduction at every step; ``matmul``: a contraction,
     emitted as a cache-blocked i-k-j loop nest; ``spread``: the loads that broadcast
     along the innermost iteration axis (stride 0 there, by the structure of their
-    views), for which the code generator emits a loop with constant strides."""
+    views), for which the code generator emits a loop with constant strides;
+    ``col_spread``: those that broadcast along the innermost output axis of a
+    reduction, for its column order (the same, for the loop over a tile's columns)."""
 
     __slots__ = ("n_out", "n_red", "reduce", "body", "loads", "value", "store", "out_dtype",
-                 "iter_axes", "meta_base", "scan", "matmul", "spread")
+                 "iter_axes", "meta_base", "scan", "matmul", "spread", "col_spread")
 
     def __init__(self, n_out: int, n_red: int, reduce: Optional[Op], body: tuple,
                  loads: tuple, value: int, store: Access, out_dtype: ScalarType,
                  iter_axes: tuple, meta_base: int, scan: bool = False,
-                 matmul: bool = False, spread: tuple = ()) -> None:
+                 matmul: bool = False, spread: tuple = (), col_spread: tuple = ()) -> None:
         self.n_out, self.n_red, self.reduce, self.body = n_out, n_red, reduce, body
         self.loads, self.value, self.store, self.out_dtype = loads, value, store, out_dtype
         self.iter_axes, self.meta_base, self.scan, self.matmul = iter_axes, meta_base, scan, matmul
-        self.spread = spread
+        self.spread, self.col_spread = spread, col_spread
 
     def replace(self, **changes) -> "Kernel":
         """A copy with ``changes`` (field name -> value)."""
@@ -103,7 +105,7 @@ class Kernel:
         """What the generated code depends on (no node indices, no view chains)."""
         return (self.n_out, self.n_red, self.reduce, self.scan, self.matmul, self.body,
                 tuple((a.buf, len(a.dyn)) for a in self.loads), self.value, self.store.buf,
-                self.out_dtype.name, self.meta_base, self.spread)
+                self.out_dtype.name, self.meta_base, self.spread, self.col_spread)
 
 
 class ExternalStep:
@@ -823,8 +825,13 @@ def _kernel(b: _BodyBuilder, slot: dict, sslot: dict, dtype: ScalarType, base: i
     inner = k.n_out + k.n_red - 1
     spread = () if k.matmul or inner < 0 else tuple(
         i for i, (_, c, m, d) in enumerate(b.loads) if not d and _spreads(b.g.nodes, c, m[inner]))
+    col_spread = ()
+    if k.reduce is not None and k.n_out and k.n_red and not (k.matmul or k.scan):
+        col = k.n_out - 1
+        col_spread = tuple(i for i, (_, c, m, d) in enumerate(b.loads)
+                           if not d and _spreads(b.g.nodes, c, m[col]))
     return Kernel(k.n_out, k.n_red, k.reduce, tuple(body), loads, b.value, store, dtype,
-                  k.iter_axes, base, k.scan, k.matmul, spread)
+                  k.iter_axes, base, k.scan, k.matmul, spread, col_spread)
 
 
 def _spreads(nodes: list, chain: tuple, axis) -> bool:

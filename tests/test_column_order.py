@@ -157,3 +157,24 @@ def test_pairwise_distances_broadcast_then_reduce_over_three_coordinates():
     e = xp.astype(d, xp.float32)
     check(xp.sum(e * e, axis=2), ((a[:, None, :] - b[None, :, :]).astype(np.float32) ** 2)
           .sum(axis=2), rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "complex128"])
+@pytest.mark.parametrize("rows,cols", [(3, 5), (300, F64_TILE - 1), (1030, 2 * F64_TILE + 3)])
+def test_a_load_broadcast_along_the_columns(dtype, rows, cols):
+    """sum(X.T * r, axis=1): r broadcasts along the output columns.  Where every other
+    load is contiguous along them the tile's loop has constant strides (``col_spread``);
+    a strided X takes the general one: the same values, and the same bits."""
+    rng = np.random.default_rng(rows + cols)
+    a, r = values((rows, 2 * cols), dtype, rng), values((rows,), dtype, rng)
+    dense = np.ascontiguousarray(a[:, ::2])
+    x, xs, v = xp.asarray(dense), xp.asarray(a)[:, ::2], xp.asarray(r)
+    k = xp.compile(xp.sum(xp.matrix_transpose(x) * v, axis=1))._schedule.kernels
+    assert [len(kk.col_spread) for kk in k if kk.reduce is not None] == [1]
+    want = (dense.T * r).sum(axis=1)
+    flat = xp.sum(xp.matrix_transpose(x) * v, axis=1)
+    general = xp.sum(xp.matrix_transpose(xs) * v, axis=1)
+    check(flat, want, rtol=TOL, atol=TOL)
+    assert np.array_equal(np.asarray(flat), np.asarray(general))
+    if np.dtype(dtype).kind != "c":
+        check(xp.max(x * v[:, None], axis=0), (dense * r[:, None]).max(axis=0))
