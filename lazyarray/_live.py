@@ -27,7 +27,9 @@ States.  A node kept because it was met again is taken for a loop's state: its k
 (``state_key``: op, dtype, shape, parameter and its sources' ops, dtypes and shapes)
 goes into ``STATES``, and a node of that kind that the user holds, recorded since the
 last materialization, is computed and kept the first time an evaluation meets it (it is
-a candidate below, found inside the targets' graph).  So ``acc = acc + v;
+a candidate below, found inside the targets' graph).  A marked node that is then asked
+for itself (``c, ma, d = f(x)`` read in that order, ``ma`` an intermediate of ``d``) is
+met again too.  So ``acc = acc + v;
 float(sum(acc))`` computes one step per iteration, and its graph has one fresh
 structure whose program runs without a walk.
 
@@ -116,6 +118,11 @@ def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> tuple:
         elif values[i] is None and i not in outs and prod(nodes[i].shape) <= largest:
             candidates.append(i)
     kept, held, marked = [], [], _marked
+    if marked:  # a marked node asked for itself is met again too: a state
+        for i in outs:  # (moving averages' ma = (c[w:] - c[:-w]) / w, read after c and x - ma)
+            node = nodes[i]
+            if id(node) in marked and marked[id(node)]() is node:
+                _note_state(node)
     for i, extra in _held(nodes, uses, candidates):
         node = nodes[i]
         if marked and id(node) in marked and marked[id(node)]() is node:

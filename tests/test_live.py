@@ -287,3 +287,26 @@ def test_reads_while_another_thread_records():
         t.join()
         sys.setswitchinterval(interval)
     assert errors == []
+
+
+def test_a_held_intermediate_asked_for_later_is_computed_with_the_first_read(monkeypatch):
+    """c, ma = f(c), d = g(ma) held, then read c, ma, d in that order: ma is an
+    intermediate of d (no sibling) whose first read computes it again; it is then a
+    state, so the next iterations compute all three in one known program, no walk."""
+    xn = np.random.default_rng(9).normal(0, 1, 500)
+    x = xp.asarray(xn)
+
+    def moving(mod, x):
+        c = mod.cumulative_sum(x, include_initial=True)
+        ma = (c[8:] - c[:-8]) / 8
+        return c, ma, x[7:] - ma
+    for _ in range(3):
+        outs = [np.asarray(o) for o in moving(xp, x)]
+    walks = count_walks(monkeypatch)
+    for _ in range(10):
+        outs = [np.asarray(o) for o in moving(xp, x)]
+    assert walks[0] == 0
+    c = np.concatenate([[0.0], np.cumsum(xn)])
+    ma = (c[8:] - c[:-8]) / 8
+    for got, want in zip(outs, (c, ma, xn[7:] - ma)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
