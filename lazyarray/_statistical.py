@@ -12,6 +12,7 @@ from typing import Optional, Union
 
 
 from . import _dtypes as dt
+from . import _elementwise as _ew
 from ._array_object import Array, _recorded, _ref, record
 from ._manipulation import (broadcast_to, cast, check_array, concat, normalize_axes,
                             normalize_axis)
@@ -24,6 +25,7 @@ Axis = Optional[Union[int, tuple]]
 
 
 _CAST_INPUT = frozenset({Op.SUM, Op.PROD, Op.MEAN, Op.ANY, Op.ALL})
+_INTEGER = frozenset(dt.INTEGER)
 _IDENTITY_FIRST = frozenset({Op.SUM, Op.PROD, Op.MEAN})
 
 
@@ -31,13 +33,20 @@ def reduce(op: Op, x: Array, axis: Axis, keepdims: bool, out_dtype: dt.DType, fn
     """Record reduction ``op`` of ``x`` over ``axis`` computing in ``out_dtype``."""
     axes = tuple(range(len(x._node.shape))) if axis is None else \
         normalize_axes(axis, x.ndim, fname)
+    return _reduce_axes(op, x, axes, keepdims, out_dtype, fname)
+
+
+def _reduce_axes(op: Op, x: Array, axes: tuple, keepdims: bool, out_dtype: dt.DType,
+                 fname: str) -> Array:
+    """``reduce`` over ``axes`` already normalised (sorted, distinct, in range)."""
     src = cast(x, out_dtype) if op in _CAST_INPUT else x
     if not axes:
         if op in _IDENTITY_FIRST and out_dtype in dt.FLOATING:
             # numpy combines the identity with each element even over no axes (0 + -0.0
             # is 0.0, (1+0j) * (1-0j) is 1+0j): the same reduction over an added unit axis
             from ._manipulation import expand_dims
-            return reduce(op, expand_dims(src, axis=-1), -1, False, out_dtype, fname)
+            return _reduce_axes(op, expand_dims(src, axis=-1), (len(src._node.shape),), False,
+                                out_dtype, fname)
         return Array._new(src._node)
     shp = src._node.shape
     if len(axes) == len(shp):  # over every axis
@@ -167,14 +176,15 @@ def _count(x: Array, axes: tuple):
     """Number of elements reduced over ``axes``: an int for concrete sizes, else a 0-d
     array counted natively (a sum of ones over the reduced sizes only), so symbolic
     sizes are known when the program runs."""
-    from ._elementwise import scalar_node
-    sizes = tuple(x._node.shape[a] for a in axes)
-    if all(isinstance(d, int) for d in sizes):
-        n = 1
-        for d in sizes:
-            n *= d
-        return n
-    return sum(broadcast_to(Array._new(scalar_node(1, x.dtype)), sizes))
+    shape = x._node.shape
+    n = 1
+    for a in axes:
+        d = shape[a]
+        if type(d) is not int:
+            sizes = tuple(shape[a] for a in axes)
+            return sum(broadcast_to(Array._new(_ew.scalar_node(1, x.dtype)), sizes))
+        n *= d
+    return n
 
 
 def var(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
@@ -187,25 +197,24 @@ def var(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
     _numeric(x, "var")
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"var(): correction must be an int or a float, got {correction!r}")
-    if x.dtype in dt.INTEGER:
+    if x._node.dtype in _INTEGER:
         x = cast(x, dt.float64)
-    from ._elementwise import greater, multiply, subtract
-    from ._searching import where
-    axes = normalize_axes(axis, x.ndim, "var")
-    d = subtract(x, reduce(Op.MEAN, x, axes, True, x.dtype, "var"))
-    ss = reduce(Op.SUM, multiply(d, d), axes, keepdims, x.dtype, "var")
+    dtype = x._node.dtype
+    axes = normalize_axes(axis, len(x._node.shape), "var")
+    d = _ew.subtract(x, _reduce_axes(Op.MEAN, x, axes, True, dtype, "var"))
+    ss = _reduce_axes(Op.SUM, _ew.multiply(d, d), axes, keepdims, dtype, "var")
     n = _count(x, axes)
     dof = n - correction if correction else n
     if isinstance(dof, Array):
-        return where(greater(dof, 0), ss / dof, float("nan"))
+        from ._searching import where
+        return where(_ew.greater(dof, 0), ss / dof, float("nan"))
     return ss / dof if dof > 0 else ss * float("nan")
 
 
 def std(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
         keepdims: bool = False) -> Array:
     """Standard deviation over ``axis``: the square root of ``var`` (same arguments)."""
-    from ._elementwise import sqrt
-    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+    return _ew.sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
 
 
 # --------------------------------------------------------------------------- cumulative
