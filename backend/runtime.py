@@ -378,7 +378,11 @@ def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
         if kind != "native":
             steps.append(x)
             continue
-        plans = [_chunks(sched.kernels[i], bound.kernels[i], bound.meta, n_threads) for i in x]
+        # a split takes a program of several kernels off its one native call (its front
+        # door): only kernels that gain more than the Python steps cost split then
+        scale = threads.OFF_DOOR if len(sched.stages) == 1 and len(x) > 1 else 1
+        plans = [_chunks(sched.kernels[i], bound.kernels[i], bound.meta, n_threads, scale)
+                 for i in x]
         if not any(plans):
             steps.append(Stage(run, code, bound.meta, x[0], len(x)))
             continue
@@ -428,8 +432,9 @@ def _kind(k: Kernel, sizes: list) -> str:
     return "reduce" if k.n_red and not k.scan else "light"
 
 
-def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
-    """(meta arrays per chunk, partial-result rule or None), or None to run whole.
+def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int, scale: int = 1):
+    """(meta arrays per chunk, partial-result rule or None), or None to run whole;
+    ``scale`` multiplies the least work a split needs.
 
     Splits the outermost output axis longer than 1; a kernel without one (a
     full reduction) splits its outermost reduced axis and writes one partial
@@ -443,7 +448,7 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int):
     if n_threads < 2 and slices < 2:
         return None
     table = threads.NATIVE_MIN if parallel.available() else threads.PYTHON_MIN
-    least = table[kind]
+    least = table[kind] * scale
     if total < 2 * least:
         return None
     py_least = threads.PYTHON_MIN[kind]

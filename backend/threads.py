@@ -54,6 +54,12 @@ PYTHON_MIN = {"math": 1 << 17, "light": 1 << 18, "reduce": 1 << 20, "matmul": 1 
 # are 176 rows of a 6000^3 product (~0.3 s; both tiers run it on the GEMM routine, see
 # runtime.GEMM_WAIT).
 SLICE = {"math": 1 << 22, "light": 1 << 24, "reduce": 1 << 24, "matmul": 3 << 31}
+# A kernel of a program of several kernels splits from OFF_DOOR times the least above:
+# a split runs the program as Python-driven steps, not one native call through its front
+# door (about 10 us a run: a 64x64 two-layer MLP took 25 us whole on one thread and 35 us
+# with its two products split, with or without a worker taking chunks).  A split must
+# save more than that: a 64x64 product saves 2 us, a 128^3 one about 20.
+OFF_DOOR = 32
 # The fewest iterations any kernel splits from (see _chunks in runtime.py).
 LEAST = min(min(t[k] for k in ("math", "light", "reduce", "matmul")) for t in (NATIVE_MIN, PYTHON_MIN))
 # Chunk starts are multiples of this: each element then takes the same path (vector body or

@@ -215,3 +215,24 @@ def test_a_kernel_the_alignment_leaves_in_one_chunk_runs_unsplit():
     q = prepared(lambda x, r: xp.tanh(x + r), two, row)
     np.testing.assert_allclose(np.asarray(q(two, row)), np.tanh(two + row), rtol=1e-15)
     assert chunked(q)
+
+
+def test_a_program_of_several_kernels_splits_only_large_ones():
+    """A split runs a program of several kernels as Python-driven steps instead of one
+    native call (its front door): such a kernel splits from threads.OFF_DOOR times the
+    least work a kernel of its own splits from."""
+    least = (threads.NATIVE_MIN if parallel.pool(wait=True) is not None
+             else threads.PYTHON_MIN)["math"]
+    small = rng_values(4 * least, seed=5)  # splits alone, not beside another kernel
+    alone = prepared(lambda x: xp.sin(x) * 2.0, small)
+    assert chunked(alone)
+    pair = prepared(lambda x: (xp.sin(x) * 2.0, xp.sum(xp.exp(x))), small)
+    got = pair(small)
+    np.testing.assert_allclose(np.asarray(got[0]), np.sin(small) * 2.0, rtol=1e-15)
+    assert not chunked(pair) and len(steps(pair)) == 1  # one native call
+    large = rng_values(4 * threads.OFF_DOOR * least, seed=6)
+    big = prepared(lambda x: (xp.sin(x) * 2.0, xp.sum(xp.exp(x))), large)
+    got = big(large)
+    np.testing.assert_allclose(np.asarray(got[0]), np.sin(large) * 2.0, rtol=1e-15)
+    np.testing.assert_allclose(float(got[1]), np.sum(np.exp(large)), rtol=1e-12)
+    assert chunked(big)
