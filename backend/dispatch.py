@@ -194,7 +194,10 @@ def _descriptor(runner, sources, arg_specs, tr, scal_arg, pool) -> tuple:
     on the runner's one stage (its header) or on each of its chunks' headers."""
     words = [0] * _HEADER
     words[_ENTRY] = runner.program.run_addr
-    words[_META] = runner.only.addr if runner.only is not None else 0
+    # the header of the one stage, or of a chunked kernel run whole (when no worker may
+    # take a chunk: see _run_chunks)
+    only = runner.only if runner.only is not None else runner.chunked.whole
+    words[_META] = only.addr if only is not None else 0
     words[_SCAL] = runner.scal_addr
     words[_ARRAY_TYPE], words[_FALLBACK], words[_EMPTY] = id(np.ndarray), id(FALLBACK), tr.empty
     words[_BYTES_TYPE], words[_SCAL_SIZE] = id(bytes), len(runner.scal)
@@ -282,7 +285,7 @@ def _build(name: str, sig: tuple) -> str:
     entry, meta = e.tmp(f"inttoptr i64 {e.word(_ENTRY)} to ptr"), e.tmp(f"inttoptr i64 {e.word(_META)} to ptr")
     ts = e.tmp("call ptr @PyEval_SaveThread()")
     if n_chunks:  # the chunks on the native pool (backend/parallel.py)
-        rc = _run_chunks(e, n_chunks, entry, head, scal)
+        rc = _run_chunks(e, n_chunks, entry, head, meta, scal, err)
     else:
         rc = e.tmp(f"call i32 {entry}(ptr {head}, ptr {meta}, ptr {scal}, ptr {err})")
     e.line(f"call void @PyEval_RestoreThread(ptr {ts})")
@@ -325,16 +328,35 @@ def _return_tuple(e, outs: list) -> None:
     e.line(f"ret ptr {t}")
 
 
-def _run_chunks(e, n: int, entry: str, head: str, scal: str) -> str:
-    """Emit the call of ``lazyarray_run_chunks`` (every chunk reads the same buffers);
-    returns an i32 that is 0 when every chunk succeeded."""
+def _run_chunks(e, n: int, entry: str, head: str, whole: str, scal: str, err: str) -> str:
+    """Emit the call of ``lazyarray_run_chunks`` (every chunk reads the same buffers), or,
+    when the pool allows no worker now and the kernel has a whole header, one call of the
+    kernel unsplit (as ``runtime.Chunked.run`` does: the chunks one after another cost
+    more, a 64x64 product packing B twice); returns an i32 that is 0 on success."""
+    pool = e.tmp(f"inttoptr i64 {e.word(_POOL)} to ptr")
+    allowed = e.tmp(f"load atomic i64, ptr {e.tmp(f'getelementptr i8, ptr {pool}, i64 {parallel.ALLOWED_OFFSET}')} monotonic, align 8")
+    alone = e.tmp(f"and i1 {e.tmp(f'icmp sle i64 {allowed}, 0')}, "
+                  f"{e.tmp(f'icmp ne ptr {whole}, null')}")
+    one, split, done = e.label(), e.label(), e.label()
+    e.line(f"br i1 {alone}, label %{one}, label %{split}")
+    e.block(one)
+    rc_one = e.tmp(f"call i32 {entry}(ptr {head}, ptr {whole}, ptr {scal}, ptr {err})")
+    e.line(f"br label %{done}")
+    e.block(split)
+    rc_split = _post_chunks(e, n, entry, head, scal, pool)  # (no blocks of its own)
+    e.line(f"br label %{done}")
+    e.block(done)
+    return e.tmp(f"phi i32 [{rc_one}, %{one}], [{rc_split}, %{split}]")
+
+
+def _post_chunks(e, n: int, entry: str, head: str, scal: str, pool: str) -> str:
     heads = e.tmp(f"alloca [{n} x ptr]")
     for c in range(n):
         e.store("ptr", head, heads, 8 * c)
     errs = e.tmp(f"alloca [{n} x [4 x i64]]")
     e.line(f"store [{n} x [4 x i64]] zeroinitializer, ptr {errs}")  # an entry returns its code
     run = e.tmp(f"inttoptr i64 {e.word(_RUN)} to ptr")
-    pool, metas = e.tmp(f"inttoptr i64 {e.word(_POOL)} to ptr"), e.tmp(f"inttoptr i64 {e.word(_METAS)} to ptr")
+    metas = e.tmp(f"inttoptr i64 {e.word(_METAS)} to ptr")
     bad = e.tmp(f"call i64 {run}(ptr {pool}, i64 {e.word(_WORKERS)}, ptr {entry}, ptr {heads}, "
                 f"ptr {metas}, ptr {scal}, ptr {errs}, i64 {n})")
     return e.tmp(f"trunc i64 {bad} to i32")

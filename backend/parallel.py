@@ -38,6 +38,7 @@ SPIN_TICKS = 200_000      # ~80 us at 2.5 GHz: back-to-back calls find the worke
 _LINE = 64
 _STATE, _SLEEPING, _FN, _HEAD, _META, _SCAL, _ERR, _RC = 0, 4, 8, 16, 24, 32, 40, 48
 _ALLOWED = 8              # in the pool's first line, after its busy word: see Pool.monitor
+ALLOWED_OFFSET = _ALLOWED  # (backend/dispatch.py's front door reads it too)
 _IDLE, _POSTED, _TAKEN, _DONE, _STOP = range(5)
 _SYS_FUTEX, _WAIT, _WAKE = 202, 128, 129   # x86-64; FUTEX_*_PRIVATE
 ERR_BYTES = 32            # an entry function's error record: 4 x int64

@@ -134,6 +134,39 @@ def test_a_chunked_kernel_runs_through_its_front_door():
     np.testing.assert_allclose(out, a @ b, rtol=1e-12, atol=1e-12)
 
 
+def test_a_chunked_door_runs_the_kernel_whole_when_no_worker_may_take_a_chunk():
+    """With no worker allowed, the door makes one call of the kernel unsplit (as the
+    Python path does), not its chunks one after another: the same bits, one kernel run
+    a call instead of one a chunk."""
+    from lazyarray.backend import tiers
+    p, a, b = _matmul_prepared(64, compile=False)
+    for _ in range(2):
+        p(a, b)
+    native.flush()
+    runner = p._door_runner
+    n = len(runner.chunked.metas)
+    assert runner.chunked.whole is not None and n >= 2
+    pool = parallel.pool()
+
+    def runs(calls: int) -> tuple:
+        before = sum(tiers.kernel_runs())
+        out = None
+        for _ in range(calls):
+            out = p._door(a, b)
+        assert out is not dispatch.FALLBACK
+        return sum(tiers.kernel_runs()) - before, np.asarray(out)
+    split, got_split = runs(10)
+    assert split == 10 * n
+    try:
+        pool.allow(0)
+        whole, got_whole = runs(10)
+    finally:
+        pool.allow(pool.workers)
+    assert whole == 10
+    assert np.array_equal(got_whole, got_split)
+    np.testing.assert_allclose(got_whole, a @ b, rtol=1e-12, atol=1e-12)
+
+
 def test_a_chunked_door_reports_kernel_errors_through_the_python_path():
     n = 1 << 16
     xv = np.arange(n, dtype=np.float64)
