@@ -221,6 +221,7 @@ def std(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
 
 def _cumulative(fname: str, op: Op, initial: int, x: Array, axis: Optional[int], dtype,
                 include_initial: bool) -> Array:
+    from ._elementwise import scalar_node
     _numeric(x, fname, "numeric")
     if x.ndim == 0:
         raise ValueError(f"{fname}(): x must have at least one dimension, got a 0-d array")
@@ -230,14 +231,11 @@ def _cumulative(fname: str, op: Op, initial: int, x: Array, axis: Optional[int],
         axis = 0
     ax = normalize_axis(axis, x.ndim, fname)
     src = cast(x, _accumulator_dtype(x, dtype, fname))
-    out = record(op, src.dtype, src._node.shape, (src._node,), ax)  # a native scan kernel
-    if include_initial:
-        # the initial value, then the scan of x itself (not the scan of x after the initial
-        # value: 0 + -0.0 would lose the sign numpy keeps, and x would be copied first)
+    if include_initial:  # the scan's first output is its first input: here the initial value
         shape = src._node.shape[:ax] + (1,) + src._node.shape[ax + 1:]
-        first = broadcast_to(Array._new(_ew.scalar_node(initial, src.dtype)), shape)
-        out = concat([first, out], axis=ax)
-    return out
+        first = broadcast_to(Array._new(scalar_node(initial, src.dtype)), shape)
+        src = concat([first, src], axis=ax)
+    return record(op, src.dtype, src._node.shape, (src._node,), ax)  # a native scan kernel
 
 
 def cumulative_sum(x: Array, /, *, axis: Optional[int] = None, dtype: Optional[dt.DType] = None,

@@ -79,21 +79,6 @@ def test_cumulative_matches_numpy(a3, fname, axis, include_initial):
     check(got, want)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
-def test_cumulative_sum_with_its_initial_value_keeps_a_leading_negative_zero(dtype):
-    """numpy: the initial 0, then the running sums of x itself ([0, -0.0, ...]), not the
-    running sums after the 0 (0 + -0.0 is 0.0)."""
-    v = np.array([-0.0, 1.0, -0.0], dtype=dtype)
-    got = np.asarray(xp.cumulative_sum(xp.asarray(v), include_initial=True))
-    want = np.cumulative_sum(v, include_initial=True)
-    assert np.array_equal(got, want)
-    assert np.array_equal(np.signbit(got.real), np.signbit(want.real))
-    m = np.full((2, 3), -0.0, dtype=dtype)
-    got = np.asarray(xp.cumulative_sum(xp.asarray(m), axis=1, include_initial=True))
-    assert np.array_equal(np.signbit(got.real), np.signbit(
-        np.cumulative_sum(m, axis=1, include_initial=True).real))
-
-
 @pytest.mark.parametrize("dtype,want", [(np.int8, np.int64), (np.uint16, np.uint64),
                                         (np.int64, np.int64), (np.float32, np.float32),
                                         (np.complex64, np.complex64)])
