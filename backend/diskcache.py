@@ -19,7 +19,6 @@ import os
 import stat
 import threading
 import zlib
-from pathlib import Path
 from typing import Optional
 
 from . import threads
@@ -29,15 +28,16 @@ MAGIC = b"LZYOBJ2\n"  # then the CRC-32 of the object code (4 bytes), then the o
 
 
 class DiskCache:
-    """Object files in one folder, named by the hash of key and fingerprint."""
+    """Object files in one folder, named by the hash of key and fingerprint.  (Paths are
+    strings: importing pathlib cost a new process 3-4 ms, a fifth of its import.)"""
 
-    def __init__(self, directory: Path, fingerprint: str) -> None:
+    def __init__(self, directory: str, fingerprint: str) -> None:
         self.directory = directory
         self.fingerprint = fingerprint
 
-    def _path(self, key: str) -> Path:
+    def _path(self, key: str) -> str:
         name = digest((self.fingerprint + key).encode())
-        return self.directory / name[:2] / (name[2:] + ".o")
+        return os.path.join(self.directory, name[:2], name[2:] + ".o")
 
     def load(self, key: str) -> Optional[bytes]:
         """The object code stored for ``key``, or None if absent or invalid (anything but
@@ -72,8 +72,9 @@ class DiskCache:
         """Write ``obj`` for ``key`` atomically; a failure only means no cache entry."""
         path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = _temporary(path.parent)
+            folder = os.path.dirname(path)
+            os.makedirs(folder, exist_ok=True)
+            fd, tmp = _temporary(folder)
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(MAGIC + zlib.crc32(obj).to_bytes(4, "little") + obj)
@@ -86,7 +87,7 @@ class DiskCache:
 
     def discard(self, key: str) -> None:
         try:
-            self._path(key).unlink()
+            os.unlink(self._path(key))
         except OSError:
             pass
 
@@ -94,14 +95,14 @@ class DiskCache:
 _serial = itertools.count()
 
 
-def _temporary(folder: Path) -> tuple:
+def _temporary(folder: str) -> tuple:
     """(fd, path) of a new file in ``folder`` that no other writer uses (process, thread
     and a counter in its name; created exclusively, readable by the owner only, as
     ``tempfile.mkstemp`` makes them).  Not tempfile itself: importing it on the writer's
     thread could leave a process forked meanwhile with the module locked for good (and
     it pulls in shutil and random: 4-5 ms of a new process's first load)."""
     while True:
-        tmp = folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{next(_serial)}"
+        tmp = os.path.join(folder, f".tmp-{os.getpid()}-{threading.get_ident()}-{next(_serial)}")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
         except FileExistsError:  # left by a process that had this pid before
@@ -112,11 +113,11 @@ _WRITER = threads.SerialWorker("lazyarray-disk-cache", at_exit="flush")
 flush = _WRITER.flush
 
 
-def directory() -> Optional[Path]:
+def directory() -> Optional[str]:
     """The cache folder from the environment, or None when the cache is off."""
     if os.environ.get("LAZYARRAY_DISK_CACHE", "1").lower() in ("0", "false", "no", "off"):
         return None
     if os.environ.get("LAZYARRAY_CACHE_DIR"):
-        return Path(os.environ["LAZYARRAY_CACHE_DIR"])
+        return os.environ["LAZYARRAY_CACHE_DIR"]
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "lazyarray"
+    return os.path.join(base, "lazyarray")

@@ -34,7 +34,6 @@ import sys
 import threading
 import time
 import weakref
-from pathlib import Path
 from typing import Callable, Optional
 
 from . import threads
@@ -487,8 +486,8 @@ def fingerprint() -> str:
     global _fingerprint
     if _fingerprint is None:
         from .names import digest
-        here = Path(__file__).parent
-        files = [here / name for name in _SOURCES] + _llvmlite_files()
+        here = os.path.dirname(os.path.abspath(__file__))
+        files = [os.path.join(here, name) for name in _SOURCES] + _llvmlite_files()
         parts = [_stamp(f) for f in files]
         parts += [sys.platform, os.uname().machine, _cpu(),
                   os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else "",
@@ -504,16 +503,16 @@ def _llvmlite_files() -> list:
     spec = importlib.util.find_spec("llvmlite")
     if spec is None or not spec.origin:
         return []
-    root = Path(spec.origin).parent
-    return [root / "__init__.py", root / "_version.py"]
+    root = os.path.dirname(spec.origin)
+    return [os.path.join(root, "__init__.py"), os.path.join(root, "_version.py")]
 
 
-def _stamp(path: Path) -> tuple:
+def _stamp(path: str) -> tuple:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
-        return (str(path), None)
-    return (str(path), st.st_mtime_ns, st.st_size)
+        return (path, None)
+    return (path, st.st_mtime_ns, st.st_size)
 
 
 def _cpu() -> str:

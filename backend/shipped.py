@@ -12,10 +12,10 @@ tests/test_shipped.py fails while the file is stale.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+import os
 
-_HERE = Path(__file__).resolve().parent
-SEQUENCER_FILE = _HERE / "sequencer.ll"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+SEQUENCER_FILE = os.path.join(_HERE, "sequencer.ll")
 # every module whose code or constants shape the sequencer's IR
 SEQUENCER_SOURCES = ("sequencer.py", "bytecode.py", "abi.py")
 _HEAD = "; lazyarray sequencer, sources "
@@ -25,14 +25,16 @@ def sources_hash() -> str:
     """The hash of the sources the sequencer's IR is written from."""
     h = hashlib.sha256()
     for name in SEQUENCER_SOURCES:
-        h.update((_HERE / name).read_bytes())
+        with open(os.path.join(_HERE, name), "rb") as f:
+            h.update(f.read())
     return h.hexdigest()
 
 
 def _read() -> str | None:
     """The shipped text, or None when it is missing or stale."""
     try:
-        text = SEQUENCER_FILE.read_text()
+        with open(SEQUENCER_FILE, encoding="utf-8") as f:
+            text = f.read()
         current = sources_hash()
     except OSError:
         return None
@@ -50,10 +52,11 @@ def sequencer_ir(vector_variants: dict | None = None) -> str:
     return text
 
 
-def write() -> Path:
+def write() -> str:
     """Write the sequencer's IR and the hash of its sources to ``SEQUENCER_FILE``."""
     from . import sequencer
-    SEQUENCER_FILE.write_text(f"{_HEAD}{sources_hash()}\n{sequencer.unit_ir()}")
+    with open(SEQUENCER_FILE, "w", encoding="utf-8") as f:
+        f.write(f"{_HEAD}{sources_hash()}\n{sequencer.unit_ir()}")
     return SEQUENCER_FILE
 
 

@@ -3,7 +3,8 @@ from lazyarray.backend import sequencer, shipped
 
 
 def test_the_shipped_sequencer_ir_is_current():
-    head, _, body = shipped.SEQUENCER_FILE.read_text().partition("\n")
+    with open(shipped.SEQUENCER_FILE, encoding="utf-8") as f:
+        head, _, body = f.read().partition("\n")
     assert head.endswith(shipped.sources_hash()), \
         "backend/sequencer.ll is stale: run `python -m backend.shipped` in the checkout"
     assert body == sequencer.unit_ir()
@@ -14,9 +15,9 @@ def test_a_stale_or_missing_file_is_built_instead(tmp_path, monkeypatch):
     built = sequencer.unit_ir()
     stale = tmp_path / "sequencer.ll"
     stale.write_text("; lazyarray sequencer, sources 0123\nnot IR at all\n")
-    monkeypatch.setattr(shipped, "SEQUENCER_FILE", stale)
+    monkeypatch.setattr(shipped, "SEQUENCER_FILE", str(stale))
     assert shipped.sequencer_ir() == built
-    monkeypatch.setattr(shipped, "SEQUENCER_FILE", tmp_path / "missing.ll")
+    monkeypatch.setattr(shipped, "SEQUENCER_FILE", str(tmp_path / "missing.ll"))
     assert shipped.sequencer_ir() == built
 
 
