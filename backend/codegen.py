@@ -180,7 +180,10 @@ class KernelBuilder:
         self.by_columns = self._column_order(b)
         self.flat = self._flat_strides(b)
         self.constant = False  # emitting the loop of ``flat`` (see ``_strides``)
-        self.constant_cols = False  # emitting the columns' constant-stride version
+        # loads broadcast along a column-order tile's columns: the same, for its loop
+        self.flat_cols = (self._matches(b, k.n_out - 1, k.col_spread)
+                          if self.by_columns is not None and k.col_spread else None)
+        self.constant_cols = False  # emitting the tile's loop of ``flat_cols``
         offs = [m[0] for m in self.acc_meta]
         self._outer(b, 0, offs, self.store_meta[0])
         b.ret_void()
@@ -201,7 +204,8 @@ class KernelBuilder:
         if self.by_columns is not None and axis == k.n_out - 1:
             with b.if_else(self.by_columns) as (columns, rows):
                 with columns:
-                    self._columns_versioned(b, offs, soff)
+                    self._twice(b, self.flat_cols, "constant_cols",
+                                lambda: self._columns(b, offs, soff))
                 with rows:
                     self._outer_loop(b, axis, offs, soff)
             return
@@ -231,63 +235,56 @@ class KernelBuilder:
         if not k.spread:
             return None
         inner = k.n_out + k.n_red
-        ok = ir.Constant(I1, 1)
-        for i, m in enumerate(self.acc_meta):
-            want = ir.Constant(I64, 0 if i in k.spread else 1)
-            ok = entry.and_(ok, entry.icmp_signed("==", m[inner], want))
+        ok = self._matches(entry, inner - 1, k.spread)
         if k.reduce is None or k.scan:
             ok = entry.and_(ok, entry.icmp_signed("==", self.store_meta[inner],
                                                   ir.Constant(I64, 1)))
         return ok
 
+    def _matches(self, b, axis: int, spread: tuple):
+        """An i1: whether every load's stride along iteration ``axis`` is 0 (the loads in
+        ``spread``) or 1 (the others).  The same for the columns of a column-order tile
+        (``flat_cols``, ``Kernel.col_spread``): a tile row mixing strides 0 and 1 ran
+        scalar too, sum(X.T * r, axis=1) at 200x2000 took 258 us where sum(X * 2,
+        axis=0) took 100."""
+        ok = ir.Constant(I1, 1)
+        for i, m in enumerate(self.acc_meta):
+            want = ir.Constant(I64, 0 if i in spread else 1)
+            ok = b.and_(ok, b.icmp_signed("==", m[1 + axis], want))
+        return ok
+
     def _inner(self, b, emit) -> None:
         """``emit()`` the innermost loop twice when ``flat`` is known: with the constant
         strides ``flat`` checked, and with the strides of the meta."""
-        if self.flat is None:
+        self._twice(b, self.flat, "constant", emit)
+
+    def _twice(self, b, cond, flag: str, emit) -> None:
+        """``emit()`` once with ``self.<flag>`` set where the i1 ``cond`` holds (the
+        constant strides it checked, see ``_strides``), once with the meta's; just once
+        when ``cond`` is None."""
+        if cond is None:
             emit()
             return
-        with b.if_else(self.flat) as (flat, other):
+        with b.if_else(cond) as (flat, other):
             with flat:
-                self.constant = True
+                setattr(self, flag, True)
                 emit()
-                self.constant = False
+                setattr(self, flag, False)
             with other:
                 emit()
 
     def _strides(self, axis: int) -> list:
-        """Each load's stride along iteration ``axis``: the constants ``flat`` (or, for
-        the columns, ``_columns_versioned``) checked while ``constant`` (``constant_cols``),
-        else the meta's."""
-        if self.constant and axis == self.k.n_out + self.k.n_red - 1:
-            return [ir.Constant(I64, 0 if i in self.k.spread else 1)
-                    for i in range(len(self.acc_meta))]
-        if self.constant_cols and axis == self.k.n_out - 1:
-            return [ir.Constant(I64, 0 if i in self.k.col_spread else 1)
-                    for i in range(len(self.acc_meta))]
+        """Each load's stride along iteration ``axis``: the constants ``flat`` checked
+        while ``constant`` (``flat_cols`` while ``constant_cols``), else the meta's."""
+        k = self.k
+        if self.constant and axis == k.n_out + k.n_red - 1:
+            return self._constant_strides(k.spread)
+        if self.constant_cols and axis == k.n_out - 1:
+            return self._constant_strides(k.col_spread)
         return [m[1 + axis] for m in self.acc_meta]
 
-    def _columns_versioned(self, b, offs, soff) -> None:
-        """``_columns``, twice when loads broadcast along the columns (``col_spread``):
-        with constant strides along them where every load's is 0 (those) or 1 (the
-        others), else the meta's.  LLVM versions a loop for unit strides only, so a
-        tile row mixing strides 0 and 1 ran scalar: sum(X.T * r, axis=1) at 200x2000
-        took 258 us where sum(X * 2, axis=0) took 100."""
-        k = self.k
-        if not k.col_spread:
-            self._columns(b, offs, soff)
-            return
-        j = 1 + k.n_out - 1
-        ok = ir.Constant(I1, 1)
-        for i, m in enumerate(self.acc_meta):
-            want = ir.Constant(I64, 0 if i in k.col_spread else 1)
-            ok = b.and_(ok, b.icmp_signed("==", m[j], want))
-        with b.if_else(ok) as (flat, other):
-            with flat:
-                self.constant_cols = True
-                self._columns(b, offs, soff)
-                self.constant_cols = False
-            with other:
-                self._columns(b, offs, soff)
+    def _constant_strides(self, spread: tuple) -> list:
+        return [ir.Constant(I64, 0 if i in spread else 1) for i in range(len(self.acc_meta))]
 
     def _store_stride(self, axis: int):
         if self.constant and axis == self.k.n_out + self.k.n_red - 1:
