@@ -117,15 +117,14 @@ def keep(nodes: list, values: list, parts: tuple, outputs: tuple) -> tuple:
             free[i] = True
         elif values[i] is None and i not in outs and prod(nodes[i].shape) <= largest:
             candidates.append(i)
-    kept, held, marked = [], [], _marked
-    if marked:  # a marked node asked for itself is met again too: a state
+    kept, held = [], []
+    if _marked:  # a marked node asked for itself is met again too: a state
         for i in outs:  # (moving averages' ma = (c[w:] - c[:-w]) / w, read after c and x - ma)
-            node = nodes[i]
-            if id(node) in marked and marked[id(node)]() is node:
-                _note_state(node)
+            if _is_marked(nodes[i]):
+                _note_state(nodes[i])
     for i, extra in _held(nodes, uses, candidates):
         node = nodes[i]
-        if marked and id(node) in marked and marked[id(node)]() is node:
+        if _marked and _is_marked(node):
             kept.append(i)
             _note_state(node)  # a state: its next versions are kept at once
         elif extra > _BASE:
@@ -167,6 +166,11 @@ def state_key(node: Node):
     except TypeError:
         return None
     return key
+
+
+def _is_marked(node: Node) -> bool:
+    ref = _marked.get(id(node))
+    return ref is not None and ref() is node
 
 
 def _mark(node: Node) -> None:
