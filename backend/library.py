@@ -26,6 +26,7 @@ from typing import Callable, Optional
 
 from . import native, threads
 from .bytecode import full_set, prim_symbol as symbol
+from .names import name_of
 
 RUN = "lazyarray_run"
 _lock = threading.Lock()
@@ -141,11 +142,9 @@ def link(build: Callable, sched):
 
 
 def _batch_unit(keys: tuple) -> native.Unit:
-    import hashlib
     syms = tuple(symbol(k) for k in keys)
-    tag = hashlib.sha1(" ".join(syms).encode()).hexdigest()[:16]
-    return native.Unit(f"lzb_batch_{tag}~quick", ("blocks", "batch_ir", (keys,)), syms,
-                       quick=True)
+    return native.Unit(name_of("lzb_batch_", syms, 8) + "~quick", ("blocks", "batch_ir", (keys,)),
+                       syms, quick=True)
 
 
 def _in_bundle(image, key: tuple):

@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources 51ee779310950e13b57d614a1e7da46b8e3caaccc7758a69599b036b53df20b1
+; lazyarray sequencer, sources b03de1425b1ed991bf3a5092a2b07b72dd7df0d510a9663e39920ccbc444e55b
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""

@@ -11,8 +11,9 @@ tests/test_shipped.py fails while the file is stale.
 """
 from __future__ import annotations
 
-import hashlib
 import os
+
+from .names import digest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 SEQUENCER_FILE = os.path.join(_HERE, "sequencer.ll")
@@ -23,11 +24,11 @@ _HEAD = "; lazyarray sequencer, sources "
 
 def sources_hash() -> str:
     """The hash of the sources the sequencer's IR is written from."""
-    h = hashlib.sha256()
+    texts = []
     for name in SEQUENCER_SOURCES:
         with open(os.path.join(_HERE, name), "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()
+            texts.append(f.read())
+    return digest(b"\0".join(texts), 32)
 
 
 def _read() -> str | None:
