@@ -292,6 +292,8 @@ class ProgramCache:
         # cb(schedule, (graph key, outputs)) for each new program: plain data, so a front
         # end can say which part of the key was new (lazyarray/_diagnostics.py)
         self.key_listeners: list[Callable] = []
+        # called by ``clear``: a front end's own memory of structures goes with the caches
+        self.clear_listeners: list[Callable] = []
 
     def schedule(self, nodes, outputs: tuple, key: tuple | None = None) -> Schedule:
         """The schedule of ``nodes`` computing ``outputs`` (no LLVM work).  ``nodes`` may
@@ -306,6 +308,11 @@ class ProgramCache:
             with self.lock:
                 self.schedules.put(gkey, sched)
         return sched
+
+    def has_schedule(self, gkey: tuple) -> bool:
+        """Whether the graph key and outputs ``gkey`` have a schedule (no use is marked)."""
+        with self.lock:
+            return gkey in self.schedules.data
 
     def add_outputs(self, sched: Schedule, key: tuple, outputs: tuple, roots: tuple) -> None:
         """Remember ``sched`` (the schedule of graph ``key`` computing ``outputs``) with
@@ -400,6 +407,8 @@ class ProgramCache:
             self.runners = _LRU(MAX_ENTRIES)
             self.code = _LRU(MAX_CODE)
             self.by_signature = {}
+        for cb in self.clear_listeners:
+            cb()
 
 
 def _code_key(sched: Schedule) -> tuple:

@@ -72,6 +72,11 @@ def gemm_unit(dtype: str) -> native.Unit:
     return native.Unit(sym, ("matmul", "gemm_unit_ir", (dtype,)), (sym,))
 
 
+def bundle_loaded() -> bool:
+    """Whether the bundle (every building block, optimised) is loaded in this process."""
+    return _bundle_state is True
+
+
 def run_address() -> int:
     """The address of ``lazyarray_run`` (the sequencer)."""
     a = _addr.get("run")

@@ -10,6 +10,7 @@ import array
 import ctypes
 import functools
 import struct
+from typing import Callable
 
 import numpy as np
 
@@ -253,24 +254,51 @@ def pack_scalars(sched: Schedule, nodes: list) -> bytes:
 
 def pack_values(scalars: list) -> bytes:
     """The scalar slots holding ``scalars`` ((value, dtype) pairs), in order."""
-    buf = bytearray(SCALAR_SLOT * max(len(scalars), 1))
-    for s, (v, d) in enumerate(scalars):
-        fmt = _FORMATS.get(d.name)
-        if fmt is not None and type(v) in (int, float, bool):
+    if not scalars:
+        return _EMPTY_SLOT
+    parts = []
+    for v, d in scalars:
+        pack = _PACKERS.get(d.name)
+        if pack is not None and type(v) in (int, float, bool):
             try:
-                struct.pack_into(fmt, buf, SCALAR_SLOT * s, v)
+                parts.append(pack(v))
                 continue
             except (OverflowError, struct.error):  # e.g. 1e300 as float32: numpy gives inf
                 pass
         raw = np.asarray(v, dtype=d.np).tobytes()  # complex, numpy scalars, uint64, ...
-        buf[SCALAR_SLOT * s:SCALAR_SLOT * s + len(raw)] = raw
-    return bytes(buf)
+        parts.append(raw + bytes(SCALAR_SLOT - len(raw)))
+    return b"".join(parts)
+
+
+def scalar_packer(dtypes: list) -> Callable[[list], bytes]:
+    """``pack_values`` for scalars of ``dtypes``, as a function of their values (one
+    float64 or int64, the commonest, packed straight)."""
+    if len(dtypes) == 1:
+        only = _PACKERS.get(dtypes[0].name)
+        if only is not None:
+            d = dtypes[0]
+
+            def pack_one(values: list) -> bytes:
+                v = values[0]
+                if type(v) in (int, float, bool):
+                    try:
+                        return only(v)
+                    except (OverflowError, struct.error):
+                        pass
+                return pack_values([(v, d)])
+            return pack_one
+    return lambda values: pack_values(list(zip(values, dtypes)))
 
 
 # struct formats of the dtypes whose Python values pack directly (the front end checked
-# integer ranges while recording; a float for float32 rounds as numpy's conversion does)
-_FORMATS = {"float64": "<d", "float32": "<f", "int64": "<q", "int32": "<i", "int16": "<h",
-            "int8": "<b", "uint32": "<I", "uint16": "<H", "uint8": "<B", "bool": "<?"}
+# integer ranges while recording; a float for float32 rounds as numpy's conversion does),
+# each padded to its slot
+_PACKERS = {name: struct.Struct(fmt + f"{SCALAR_SLOT - struct.calcsize(fmt)}x").pack
+            for name, fmt in (("float64", "<d"), ("float32", "<f"), ("int64", "<q"),
+                              ("int32", "<i"), ("int16", "<h"), ("int8", "<b"),
+                              ("uint32", "<I"), ("uint16", "<H"), ("uint8", "<B"),
+                              ("bool", "<?"))}
+_EMPTY_SLOT = bytes(SCALAR_SLOT)
 
 
 _ERR = ctypes.c_int64 * 4  # error record: code, value, bound, axis

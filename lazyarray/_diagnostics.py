@@ -28,6 +28,7 @@ import warnings
 from collections import deque
 from typing import Optional
 
+from . import _steps
 from .backend import native, tiers
 from .backend.threads import renew_locks_at_fork
 from .backend.cache import PROGRAMS
@@ -35,15 +36,16 @@ from .backend.ir import ARG_REDUCE, REDUCE, SCAN, Op
 
 
 
-def _logger():
-    """The ``"lazyarray"`` logger if anyone may be listening, else None.  The logging
-    package is not imported for nothing (3 ms of lazyarray's import): nobody can have
-    configured the logger without importing it, and ``LAZYARRAY_LOG`` imports it."""
+def _logger(logging_level: str = "INFO"):
+    """The ``"lazyarray"`` logger if anyone may be listening at ``logging_level``, else
+    None.  The logging package is not imported for nothing (3 ms of lazyarray's import):
+    nobody can have configured the logger without importing it, and ``LAZYARRAY_LOG``
+    imports it."""
     logging = sys.modules.get("logging")
     if logging is None:
         return None
     log = logging.getLogger("lazyarray")
-    return log if log.isEnabledFor(logging.INFO) else None
+    return log if log.isEnabledFor(getattr(logging, logging_level)) else None
 
 HISTORY = 64  # compiled keys kept for comparison (each holds one entry per graph node)
 _TOPICS = ("compile",)
@@ -194,6 +196,11 @@ def _on_program(sched, key: Optional[tuple]) -> None:
     at once (backend/tiers.py)."""
     if key is None:
         return
+    if _steps.stepping():  # a step's one-op program: detail, not a new structure
+        logger = _logger(logging_level="DEBUG")
+        if logger is not None:
+            logger.debug("new one-op program %s for a step", _Name(sched))
+        return
     name = _Name(sched)
     logger = _logger()
     with _lock:  # the earlier keys are copied only when a message will say why it missed
@@ -202,10 +209,30 @@ def _on_program(sched, key: Optional[tuple]) -> None:
     if logger is None:
         return
     try:
+        why = ("its structure ran op by op before (its first evaluation); planned whole now"
+               if (_STEPPED, key) in earlier else explain(key, earlier))
         logger.info("new program %s (%d nodes) runs on the interpreter; cache miss: %s",
-                    name, len(key[0]), explain(key, earlier))
+                    name, len(key[0]), why)
     except Exception as e:  # a diagnostic must never break the computation it reports on
         logger.warning("could not explain the new program %s: %r", name, e)
+
+
+_STEPPED = "a structure run op by op"  # the name of such a structure in the history
+
+
+def _on_steps(key: tuple, nodes: int) -> None:
+    """Called for every first evaluation of a small structure, which runs op by op."""
+    logger = _logger()
+    with _lock:
+        earlier = list(_history) if logger is not None else None
+        _history.append((_STEPPED, key))
+    if logger is None:
+        return
+    try:
+        logger.info("new structure (%d nodes) runs op by op (its first evaluation); "
+                    "cache miss: %s", nodes, explain(key, earlier))
+    except Exception as e:  # a diagnostic must never break the computation it reports on
+        logger.warning("could not explain the new structure: %r", e)
 
 
 def _on_tier(event: str, name: str, detail: str) -> None:
@@ -250,6 +277,8 @@ def _configure_from_environment() -> None:
 
 if _on_program not in PROGRAMS.key_listeners:
     PROGRAMS.key_listeners.append(_on_program)
+if _on_steps not in _steps.LISTENERS:
+    _steps.LISTENERS.append(_on_steps)
 if _on_tier not in tiers.LISTENERS:
     tiers.LISTENERS.append(_on_tier)
 if _on_unit not in native.STORE.stats.log:

@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _dtypes as dt, _live
+from . import _dtypes as dt, _live, _steps
 from ._array_object import Array, _held
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
@@ -116,6 +116,8 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
         # planning).
         with gc_paused():
             runner, inputs, scal, walk, live = _plan(pending, what, maybe)
+            if runner is _STEPS:
+                return _steps.run(walk[0], walk[1], pending, _run_known, _compute_one, what)
         if runner is None:
             return
         outs = runner(inputs, scal)
@@ -130,6 +132,14 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
             _remember(keyed, pending, runner, nodes, values)
         for n, v in zip(pending + [nodes[i] for i in live], outs):
             ir.evaluated(n, v)
+
+
+def _STEPS(inputs, scal):  # _plan's runner for a graph to evaluate in steps (_steps.py)
+    raise AssertionError("steps are run by _steps.run")
+
+
+def _compute_one(roots: list, what: str) -> None:
+    _compute(roots, (), what)
 
 
 def _run_known(roots: list) -> bool:
@@ -174,6 +184,7 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
     it also computes and keeps, ``_live``) for the nodes of ``pending`` still unevaluated
     (``pending`` is updated, the siblings among ``maybe`` appended); runner None when
     none is."""
+    steps = True  # unless siblings join (their errors must stay theirs: _compute)
     while pending:
         # Another thread may evaluate part of this graph meanwhile: the walk reads each
         # node's value once and everything below (key, inputs, the graph copy a cache
@@ -188,7 +199,7 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
             if not more:
                 break
             pending.extend(more)  # walked again with them, once
-            maybe = ()
+            maybe, steps = (), False
     if not pending:
         return None, None, None, None, None
     if phs:
@@ -197,7 +208,9 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
             roots, (engine,) = list(pending), engines
             return (lambda inputs, scal: engine(roots)), None, None, None, ()
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
-    live, held = _live.keep(nodes, values, keys[0], outputs)
+    live, held = _live.keep(nodes, values, keys[0], outputs)  # (marks states: before steps)
+    if steps and _steps.wanted(nodes, (keys[0], outputs), PROGRAMS.has_schedule):
+        return _STEPS, None, None, (nodes, (keys[0], outputs)), ()
     copy: list = []
 
     def snap() -> list:  # the graph's private copy: on a cache miss only, and once
@@ -274,10 +287,19 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
             return runner(args)[0]
         return run
 
+    pack = runtime.scalar_packer([d for _, d in scalars]) if scalars else None
+    at = tuple(i for i, _ in scalars)
+    direct = single and len(runner.outputs) == 1  # (else its door gives a tuple)
+
     def run_with_scalars(leaves: tuple):
-        outs = runner([leaves[i] for i in inputs],
-                      runtime.pack_values([(leaves[i], d) for i, d in scalars])
-                      if scalars else None)
+        args = [leaves[i] for i in inputs]
+        scal = pack([leaves[i] for i in at]) if pack is not None else None
+        door = runner.door
+        if direct and door is not None:
+            out = door(*args, scal) if scal is not None else door(*args)
+            if out is not fallback:
+                return out
+        outs = runner(args, scal)
         return outs[0] if single else outs
     return run_with_scalars
 
@@ -311,6 +333,8 @@ class CacheInfo(NamedTuple):
     kernel_misses: int = 0
     interpreted_runs: int = 0
     compiled_runs: int = 0
+    step_evaluations: int = 0
+    steps: int = 0
 
 
 def compile_cache_info() -> CacheInfo:
@@ -329,12 +353,16 @@ def compile_cache_info() -> CacheInfo:
       program code (the kernel stops being interpreted there).
     * ``interpreted_runs``, ``compiled_runs``: kernel runs per tier (the sequencer
       counts them, front-door calls included).
+    * ``step_evaluations``: first evaluations of small structures that ran op by op
+      (``_steps.py``), ``steps`` the one-op programs they ran.
 
     >>> import lazyarray as xp
     >>> xp.compile_cache_info().misses >= 0
     True
     """
-    return CacheInfo(**PROGRAMS.info())
+    counts = _steps.COUNTS
+    return CacheInfo(**PROGRAMS.info(), step_evaluations=counts.evaluations,
+                     steps=counts.steps)
 
 
 # --------------------------------------------------------------------------- programs

@@ -1835,8 +1835,10 @@ def _evaluate(graph: Graph, leaves: list, program_inputs: Optional[list]) -> lis
 
 def _paths(graph: Graph) -> list:
     fresh = lambda: ([xp.asarray(v) for v in graph.inputs], None)  # noqa: E731
-    # The second implicit run finds each structure known: it takes the signature path.
-    paths = [("implicit", fresh), ("implicit, known structure", fresh)]
+    # A small graph's first implicit run goes op by op (lazyarray/_steps.py), the second
+    # plans the whole program, the third finds each structure known: the signature path.
+    paths = [("implicit", fresh), ("implicit, whole program", fresh),
+             ("implicit, known structure", fresh)]
     if graph.program:
         def placeholders(symbolic):
             return [xp.placeholder(_symbolic_shape(v.shape) if symbolic else v.shape,

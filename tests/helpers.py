@@ -87,3 +87,14 @@ def count_walks(monkeypatch) -> list:
         return real(roots)
     monkeypatch.setattr(_program, "keyed_walk", counting)
     return count
+
+
+def load_building_blocks() -> None:
+    """Compile (on a new machine: about 13 s) and load the building blocks' bundle now:
+    whether a small new structure runs op by op (lazyarray/_steps.py) would otherwise
+    depend on how far its background compile had got.  (``LAZYARRAY_PREBUILD=0``: it
+    is never built, and steps stay off.)"""
+    from lazyarray.backend import native
+    float(xp.sum(xp.asarray(np.ones(3)) * 2.0))
+    native.flush()
+    float(xp.sum(xp.asarray(np.ones(3)) * 3.0))  # loads it

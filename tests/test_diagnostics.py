@@ -12,6 +12,8 @@ import pytest
 import lazyarray as xp
 from lazyarray import _diagnostics as diag
 
+pytestmark = pytest.mark.usefixtures("whole_programs")  # the log lines of new programs: whole programs (no steps)
+
 
 def key_of(outputs, *inputs):
     """The (graph key, outputs) pair the backend hands to the compile listeners."""

@@ -78,6 +78,8 @@ def run_document(path: Path) -> dict:
     import numpy as np
 
     import lazyarray as xp
+    from helpers import load_building_blocks
+    load_building_blocks()  # a machine that ran lazyarray before: small structures step
     logger = logging.getLogger("lazyarray")
     results = {}
     for title, blocks in sections(path):

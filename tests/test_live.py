@@ -11,6 +11,8 @@ from lazyarray.backend.cache import PROGRAMS
 
 from helpers import count_walks
 
+pytestmark = pytest.mark.usefixtures("whole_programs")  # siblings are kept by whole programs (no steps)
+
 
 def _descent(mod, X, y, iters, held=True):
     """Gradient descent reading the loss every iteration, the state never evaluated."""

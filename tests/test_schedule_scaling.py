@@ -173,9 +173,13 @@ def test_chain_of_gathers_in_linear_time():
     _assert_linear(_graph(_gathers(300)[0]), _graph(_gathers(3000)[0]), reps=(7, 5))
 
 
-def test_a_100000_op_chain_evaluates():
+@pytest.mark.parametrize("whole", [False, True], ids=["steps", "whole program"])
+def test_a_100000_op_chain_evaluates(monkeypatch, whole):
     """The issue's case as written: 100,000 recorded multiplications, evaluated (a chain
-    of 1,000,000 runs in tests/long_chains.py, outside the default run)."""
+    of 1,000,000 runs in tests/long_chains.py, outside the default run): op by op, as a
+    first evaluation runs it, and as one whole program."""
+    if whole:
+        monkeypatch.setenv("LAZYARRAY_STEPS", "0")
     x = np.linspace(0.5, 1.5, 1000)
     e = xp.asarray(x)
     for _ in range(100_000):

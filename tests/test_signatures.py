@@ -11,6 +11,8 @@ from lazyarray.backend import ir
 
 from helpers import count_walks, misses
 
+pytestmark = pytest.mark.usefixtures("whole_programs")  # signature runs of whole programs (no steps)
+
 
 @pytest.fixture
 def walks(monkeypatch):

@@ -69,7 +69,7 @@ def test_one_new_structure_from_all_threads_compiles_once():
         np.testing.assert_array_equal(g, want)
 
 
-def test_distinct_new_structures_compile_concurrently():
+def test_distinct_new_structures_compile_concurrently(whole_programs):
     rng = np.random.default_rng(11)
     codes = []
     while len(codes) < THREADS:

@@ -13,6 +13,8 @@ import pytest
 import lazyarray as xp
 from lazyarray.backend import native, tiers
 
+pytestmark = pytest.mark.usefixtures("whole_programs")  # whole programs' tiers (steps: test_steps.py)
+
 
 @pytest.fixture(autouse=True)
 def quiet():
@@ -168,6 +170,7 @@ def test_compile_compiles_before_the_first_run(monkeypatch):
 # take its scalar path in one tier and libmvec's vector path in the other).
 CASES = """
 import json, numpy as np, lazyarray as xp
+
 rng = np.random.default_rng(0)
 f = rng.uniform(-3, 3, (37, 53)); g = rng.uniform(0.5, 2, (53,)); i = rng.integers(-50, 50, (37, 53))
 c = (rng.uniform(-2, 2, (8, 9)) + 1j * rng.uniform(-2, 2, (8, 9)))
