@@ -442,8 +442,14 @@ _BUFFER_IDS: dict = {}  # (dtype, shape) -> id, emptied with _IDS
 
 def signature(op: Op, dtype: ScalarType, shape: Shape, srcs: tuple, arg: Any):
     """``sig`` of a computed node from its sources' (see above)."""
-    if len(srcs) == 1:  # the common case, without the loop
-        sig = srcs[0].sig
+    return signature_of(op, dtype, shape, [s.sig for s in srcs], arg)
+
+
+def signature_of(op: Op, dtype: ScalarType, shape: Shape, sigs: list, arg: Any):
+    """``signature`` from the sources' signatures ``sigs`` (which a caller may predict:
+    lazyarray/_steps.py)."""
+    if len(sigs) == 1:  # the common case, without the loop
+        sig = sigs[0]
         if sig is None:
             return None
         i = structure_id((op, dtype, shape, arg, sig[0]))
@@ -452,8 +458,7 @@ def signature(op: Op, dtype: ScalarType, shape: Shape, srcs: tuple, arg: Any):
     leaves = None
     epoch = NEVER
     part = [op, dtype, shape, arg]
-    for s in srcs:
-        sig = s.sig
+    for sig in sigs:
         if sig is None:
             return None
         k, ls, e = sig

@@ -209,7 +209,8 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
             return (lambda inputs, scal: engine(roots)), None, None, None, ()
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
     live, held = _live.keep(nodes, values, keys[0], outputs)  # (marks states: before steps)
-    if steps and _steps.wanted(nodes, (keys[0], outputs), PROGRAMS.has_schedule):
+    if steps and _steps.wanted(nodes, (keys[0], outputs), PROGRAMS.has_schedule,
+                               PROGRAMS.by_signature):
         return _STEPS, None, None, (nodes, (keys[0], outputs)), ()
     copy: list = []
 
@@ -232,7 +233,7 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
     return runner, inputs, scal, (nodes, values), live
 
 
-_MAX_FAST = 1024  # entries of PROGRAMS.by_signature: (run(leaves) -> value(s), leaf id(s))
+_MAX_FAST = 2048  # entries of PROGRAMS.by_signature: (run(leaves) -> value(s), leaf id(s))
 
 
 def _remember(roots: list, computed: list, runner, nodes: list, values: list) -> None:

@@ -65,12 +65,24 @@ def enabled() -> bool:
         library.bundle_loaded()
 
 
-def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool]) -> bool:
+# The choice, in microseconds of Python (measured on the benchmark machine): a step whose
+# one-op program is known by signature costs about 3, one planned now about 175; a whole
+# program about 175 plus 10 a node.
+KNOWN_COST, NEW_COST, PLAN_COST, NODE_COST = 3, 175, 175, 10
+_WANTED: dict = {}  # predicted one-op signatures met in graphs planned whole -> times
+PROGRAMS.clear_listeners.append(_WANTED.clear)
+
+
+def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool], fast: dict) -> bool:
     """True when the walked graph ``nodes`` (structural key and outputs ``gkey``) should
-    run in steps now: at least two computed nodes other than views, every array at
-    most ``STEP_MAX`` elements, its structure neither planned (``known``) nor run in
-    steps before.  Records the structure as run in steps."""
-    computed = 0
+    run in steps now: at least two computed nodes other than views, every array at most
+    ``STEP_MAX`` elements, its structure neither planned (``known``) nor run in steps
+    before, and its steps cheaper than its plan: their one-op programs' signatures are
+    predicted and looked up in ``fast`` (structure id -> program).  A one-op program not
+    there counts as known once graphs planned whole wanted it before (it recurs: planned
+    now, it serves the next graphs).  Records the structure as run in steps."""
+    roots = {id(nodes[i]) for i in gkey[1]}
+    steps = []
     for n in nodes:
         if n.value is None and n.srcs:
             size = 1
@@ -78,14 +90,43 @@ def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool]) -> bool:
                 size *= d
             if size > STEP_MAX:
                 return False
-            if n.op not in _VIEW:
-                computed += 1
-    if computed < 2 or gkey in _SEEN or known(gkey) or not enabled():
+            steps.append(n)
+    if len(steps) - sum(1 for n in steps if n.op in _VIEW) < 2 or gkey in _SEEN or \
+            known(gkey) or not enabled():
+        return False
+    new = _predict(steps, roots, fast)
+    cost = sum(NEW_COST if i is None or i not in _WANTED else KNOWN_COST for i in new)
+    ops = len(steps) - len(new)
+    if cost + KNOWN_COST * ops > PLAN_COST + NODE_COST * len(steps):
+        if len(_WANTED) >= _SEEN_MAX:
+            _WANTED.clear()
+        for i in new:
+            if i is not None:
+                _WANTED[i] = _WANTED.get(i, 0) + 1
         return False
     if len(_SEEN) >= _SEEN_MAX:
         _SEEN.clear()
     _SEEN.add(gkey)
     return True
+
+
+def _predict(steps: list, roots: set, fast: dict) -> list:
+    """The predicted signature ids of the steps among ``steps`` (computed nodes in
+    topological order) whose one-op programs ``fast`` lacks: each node's signature as it
+    will be when its sources hold values (a stand-in leaf each)."""
+    would: dict = {}  # id(node) -> its signature once it holds a value (views: their own)
+    new = []
+    signature_of, leaf_id = ir.signature_of, ir.leaf_id
+    for n in steps:
+        sigs = [would[id(s)] if id(s) in would else s.sig for s in n.srcs]
+        sig = signature_of(n.op, n.dtype, n.shape, sigs, n.arg)
+        if n.op in _VIEW and id(n) not in roots:
+            would[id(n)] = sig
+            continue
+        if sig is None or sig[0] not in fast:
+            new.append(None if sig is None else sig[0])
+        would[id(n)] = (leaf_id(n.op, n.dtype, n.shape), (object(),), ir.NEVER)
+    return new
 
 
 def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callable,

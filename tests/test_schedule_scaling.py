@@ -201,7 +201,7 @@ def _many_outputs_seconds(n: int) -> float:
     return seconds
 
 
-def test_many_outputs_in_one_evaluate_in_linear_time():
+def test_many_outputs_in_one_evaluate_in_linear_time(whole_programs):
     """Issue 15, item 7: one evaluate() of 250 outputs took 4.9 s and of 1,000 took 48 s
     (one compile of the whole program); now each output costs about the same at 2,000
     outputs as at 200 (about 0.1 ms each on 2 cores)."""

@@ -18,6 +18,14 @@ pytestmark = pytest.mark.skipif(not library.bundle_loaded(),
                                 reason="steps need the building blocks' bundle loaded")
 
 
+@pytest.fixture(autouse=True)
+def always_step(request, monkeypatch):
+    """Steps whether or not their one-op programs are known (the choice by cost has its
+    own test, which opts out)."""
+    if "by_cost" not in request.node.name:
+        monkeypatch.setattr(_steps, "NEW_COST", 0)
+
+
 def info():
     return xp.compile_cache_info()
 
@@ -199,3 +207,20 @@ def test_the_log_says_a_structure_runs_op_by_op(caplog):
     assert messages[0].startswith("new structure (") and "runs op by op" in messages[0]
     assert messages[-1].endswith("its structure ran op by op before (its first evaluation); "
                                  "planned whole now")
+
+
+def test_steps_by_cost_and_recurring_ops_are_learned():
+    a = xp.asarray(np.linspace(0.25, 0.75, 40))
+
+    def graph(k: float):  # ops whose one-op programs this process has not made
+        return xp.sum(xp.acosh(xp.expm1(a) + 1.5 + k) * xp.log10(a))
+    counts = [info()]
+    for last in (lambda g: g, lambda g: g * 2.0, lambda g: g - 1.0):
+        float(last(graph(0.5)))
+        counts.append(info())
+    steps = [b.step_evaluations - a.step_evaluations for a, b in zip(counts, counts[1:])]
+    misses = [b.misses - a.misses for a, b in zip(counts, counts[1:])]
+    # unknown at first: planned whole; met again, its ops run in steps and their one-op
+    # programs are made; then only the new op is
+    assert steps == [0, 1, 1]
+    assert misses[0] == 1 and misses[1] >= 1 and misses[2] <= 1
