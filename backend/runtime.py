@@ -317,7 +317,7 @@ class Runner:
 
     __slots__ = ("program", "steps", "only", "meta", "scal", "scal_addr", "allocs",
                  "in_shapes", "outputs", "schedule", "door", "runs", "bound", "chunked",
-                 "new_buffer", "__weakref__")
+                 "new_buffer", "door_asked", "__weakref__")
 
     def __init__(self, program, sched: Schedule, bound: Bound, scalars: bytes) -> None:
         self.program = program  # keeps its program code (and installed kernels) alive
@@ -345,6 +345,7 @@ class Runner:
         self.in_shapes = bound.shapes[:sched.n_inputs]
         self.outputs = sched.outputs
         self.door, self.runs = None, 0  # the native front door, from the second run on
+        self.door_asked = False  # open_door_now was called
 
     def __call__(self, inputs, scalars: bytes | None = None) -> list:
         """Run once on C-contiguous ``inputs`` (numpy arrays, one per input slot);
@@ -378,12 +379,21 @@ class Runner:
     def _open_door(self, scal_arg: bool) -> None:
         """Open the native front door in the background (the call that made this runner
         worth one does not wait for its trampoline or descriptor)."""
+        native.STORE.later(self.open_door_now, scal_arg, True)
+
+    def open_door_now(self, scal_arg: bool, unless_open: bool = False) -> None:
+        """Open the native front door on the calling thread: about 20 us when its
+        trampoline is loaded (else it opens once that is compiled in the background), for
+        a runner about to run many times in a row (a chain's steps)."""
+        if unless_open and self.door is not None:
+            return
+        self.door_asked = True
         n = self.schedule.n_inputs
 
         def opened(door) -> None:
             self.door = door
-        native.STORE.later(dispatch.front_door, self, list(range(n)), n, scal_arg, opened,
-                           None, len(self.outputs) > 1)
+        dispatch.front_door(self, list(range(n)), n, scal_arg, opened, None,
+                            len(self.outputs) > 1)
 
     def _run_steps(self, bufs: list, addr: int, scal, err) -> None:
         memo: dict = {}

@@ -285,6 +285,9 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
                 out = door(*args)
                 if out is not fallback:
                     return out
+            elif runner.runs == 2 and not runner.door_asked and _steps.stepping():
+                # more steps of it follow, likely: not left to a quiet moment
+                runner.open_door_now(False, True)
             return runner(args)[0]
         return run
 
@@ -300,6 +303,8 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
             out = door(*args, scal) if scal is not None else door(*args)
             if out is not fallback:
                 return out
+        elif direct and runner.runs == 2 and not runner.door_asked and _steps.stepping():
+            runner.open_door_now(scal is not None, True)
         outs = runner(args, scal)
         return outs[0] if single else outs
     return run_with_scalars

@@ -32,6 +32,8 @@ from .backend.ir import VIEW
 
 STEP_MAX = 1 << 15  # elements of a graph's largest array for its first evaluation in steps
 _SEEN_MAX = 4096    # structures remembered as evaluated in steps (then forgotten at once)
+# hashes of the structures (graph key, outputs) evaluated in steps: a key holds a part per
+# node (a 10^6-op chain's, about 100 MB), and a collision only plans a structure whole
 _SEEN: set = set()
 _VIEW = VIEW
 PROGRAMS.clear_listeners.append(_SEEN.clear)  # a structure is new again once forgotten
@@ -69,7 +71,7 @@ def enabled() -> bool:
 # one-op program is known by signature costs about 3, one planned now about 175; a whole
 # program about 175 plus 10 a node.
 KNOWN_COST, NEW_COST, PLAN_COST, NODE_COST = 3, 175, 175, 10
-_WANTED: dict = {}  # predicted one-op signatures met in graphs planned whole -> times
+_WANTED: set = set()  # predicted one-op signatures that graphs planned whole wanted
 PROGRAMS.clear_listeners.append(_WANTED.clear)
 
 
@@ -81,7 +83,6 @@ def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool], fast: dict)
     predicted and looked up in ``fast`` (structure id -> program).  A one-op program not
     there counts as known once graphs planned whole wanted it before (it recurs: planned
     now, it serves the next graphs).  Records the structure as run in steps."""
-    roots = {id(nodes[i]) for i in gkey[1]}
     steps = []
     for n in nodes:
         if n.value is None and n.srcs:
@@ -91,22 +92,23 @@ def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool], fast: dict)
             if size > STEP_MAX:
                 return False
             steps.append(n)
-    if len(steps) - sum(1 for n in steps if n.op in _VIEW) < 2 or gkey in _SEEN or \
+    seen = hash(gkey)
+    if len(steps) - sum(1 for n in steps if n.op in _VIEW) < 2 or seen in _SEEN or \
             known(gkey) or not enabled():
         return False
-    new = _predict(steps, roots, fast)
-    cost = sum(NEW_COST if i is None or i not in _WANTED else KNOWN_COST for i in new)
-    ops = len(steps) - len(new)
-    if cost + KNOWN_COST * ops > PLAN_COST + NODE_COST * len(steps):
+    new = _predict(steps, {id(nodes[i]) for i in gkey[1]}, fast)
+    made = set(new)  # a one-op program made for one step serves its repeats (a chain's)
+    made.discard(None)
+    planned = sum(1 for i in new if i is None) + sum(1 for i in made if i not in _WANTED)
+    cost = NEW_COST * planned + KNOWN_COST * (len(steps) - planned)
+    if cost > PLAN_COST + NODE_COST * len(steps):
         if len(_WANTED) >= _SEEN_MAX:
             _WANTED.clear()
-        for i in new:
-            if i is not None:
-                _WANTED[i] = _WANTED.get(i, 0) + 1
+        _WANTED.update(i for i in new if i is not None)
         return False
     if len(_SEEN) >= _SEEN_MAX:
         _SEEN.clear()
-    _SEEN.add(gkey)
+    _SEEN.add(seen)
     return True
 
 

@@ -120,6 +120,10 @@ def test_a_chain_runs_in_steps_without_keeping_its_values():
     before = info().steps
     got = float(xp.sum(e))
     assert info().steps - before == 3001
+    # the step's one-op program ran 3,000 times: its front door was opened at once, not
+    # left to a quiet moment
+    from lazyarray.backend.cache import PROGRAMS
+    assert any(e[0].door_asked for e in PROGRAMS.runners.data.values())
     assert got == pytest.approx(float(np.sum(x * 1.0000001 ** 3000)), rel=1e-9)
     e = None
     gc.collect()
