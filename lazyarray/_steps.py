@@ -5,10 +5,11 @@ Planning a program (its walk, schedule, program code and binding) costs about
 program that meets many structures once (a library's validation checks, a
 Python loop whose graph changes each time, a long recorded chain) paid that for
 every structure.  So the first evaluation of a structure whose arrays are all
-small runs it as *steps*: each computed node in turn (its views folded into it)
-is a one-op program, which is planned once per op, dtype and shape and then
+small may run it as *steps*: each computed node in turn (its views folded into
+it) is a one-op program, which is planned once per op, dtype and shape and then
 runs through its signature's front door in a few microseconds, as MLX runs its
-prebuilt kernels one primitive at a time.  The same structure met again is
+prebuilt kernels one primitive at a time.  It does when the steps are predicted
+to cost less than the plan (``wanted``).  The same structure met again is
 planned whole (fused kernels, one native call), and compiled once it is hot
 (backend/tiers.py).
 
