@@ -134,8 +134,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
             ir.evaluated(n, v)
 
 
-def _STEPS(inputs, scal):  # _plan's runner for a graph to evaluate in steps (_steps.py)
-    raise AssertionError("steps are run by _steps.run")
+_STEPS = object()  # _plan's runner for a graph to evaluate in steps (_steps.py)
 
 
 def _compute_one(roots: list, what: str) -> None:
@@ -285,9 +284,8 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
                 out = door(*args)
                 if out is not fallback:
                     return out
-            elif runner.runs == 2 and not runner.door_asked and _steps.stepping():
-                # more steps of it follow, likely: not left to a quiet moment
-                runner.open_door_now(False, True)
+            else:
+                _door_for_steps(runner, False)
             return runner(args)[0]
         return run
 
@@ -303,11 +301,18 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
             out = door(*args, scal) if scal is not None else door(*args)
             if out is not fallback:
                 return out
-        elif direct and runner.runs == 2 and not runner.door_asked and _steps.stepping():
-            runner.open_door_now(scal is not None, True)
+        elif direct:
+            _door_for_steps(runner, scal is not None)
         outs = runner(args, scal)
         return outs[0] if single else outs
     return run_with_scalars
+
+
+def _door_for_steps(runner, scal_arg: bool) -> None:
+    """Open ``runner``'s front door at once, not at a quiet moment, when steps run it a
+    second time: more steps of it follow, likely (a chain's)."""
+    if runner.runs == 2 and not runner.door_asked and _steps.stepping():
+        runner.open_door_now(scal_arg, True)
 
 
 def evaluate(*arrays: Array):

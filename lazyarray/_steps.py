@@ -84,6 +84,9 @@ def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool], fast: dict)
     predicted and looked up in ``fast`` (structure id -> program).  A one-op program not
     there counts as known once graphs planned whole wanted it before (it recurs: planned
     now, it serves the next graphs).  Records the structure as run in steps."""
+    # the cheap tests first: most graphs met here are known structures (a stale signature)
+    if not enabled() or known(gkey):
+        return False
     steps = []
     for n in nodes:
         if n.value is None and n.srcs:
@@ -94,8 +97,7 @@ def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool], fast: dict)
                 return False
             steps.append(n)
     seen = hash(gkey)
-    if len(steps) - sum(1 for n in steps if n.op in _VIEW) < 2 or seen in _SEEN or \
-            known(gkey) or not enabled():
+    if len(steps) - sum(1 for n in steps if n.op in _VIEW) < 2 or seen in _SEEN:
         return False
     new = _predict(steps, {id(nodes[i]) for i in gkey[1]}, fast)
     made = set(new)  # a one-op program made for one step serves its repeats (a chain's)
