@@ -84,10 +84,12 @@ class _Trampolines:
                                                        ctypes.c_void_p]
         self.new = new
 
-    def method_def(self, sig: tuple, on_ready: Callable) -> Optional[_MethodDef]:
-        """The trampoline of ``sig`` if loaded; else None, and ``on_ready(method def)``
-        runs once it is (compiled on the background thread).  Never more than
-        ``MAX_SIGNATURES`` (they stay loaded for the process's life)."""
+    def method_def(self, sig: tuple, on_ready: Callable,
+                   disk: bool = False) -> Optional[_MethodDef]:
+        """The trampoline of ``sig`` if loaded (``disk``: or on disk, read now); else None,
+        and ``on_ready(method def)`` runs once it is (read or compiled on the background
+        thread).  Never more than ``MAX_SIGNATURES`` (they stay loaded for the process's
+        life)."""
         with self.lock:
             md = self.defs.get(sig)
             if md is not None:
@@ -99,7 +101,7 @@ class _Trampolines:
 
         def loaded(addresses) -> None:
             on_ready(self._define(sig, addresses[0]))
-        got = native.get(unit, wait=False, on_ready=loaded, disk=False)
+        got = native.get(unit, wait=False, on_ready=loaded, disk=disk)
         return None if got is None else self._define(sig, got[0])
 
     def _define(self, sig: tuple, addr: int) -> _MethodDef:
@@ -125,7 +127,7 @@ def _trampolines() -> Optional[_Trampolines]:
 
 def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
                on_open: Optional[Callable] = None, unused: Optional[dict] = None,
-               several: bool = False) -> Optional[Callable]:
+               several: bool = False, disk: bool = False) -> Optional[Callable]:
     """The native callable running ``runner`` on ``n_args`` arrays, or None.
 
     ``sources``: per input slot, an argument index (int) or a constant array.
@@ -134,7 +136,8 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     With ``scal_arg`` the callable takes one more argument: the scalar bytes.
     ``several``: the callable returns a tuple of the runner's outputs (any number of
     distinct ones, none of them an input); else only a single-output runner qualifies,
-    and the callable returns its array.  Runners qualify whose run is one sequencer
+    and the callable returns its array.  ``disk``: a trampoline on disk is read on the
+    calling thread.  Runners qualify whose run is one sequencer
     call, or one kernel in chunks that write their own parts of the output (run on the
     native pool, backend/parallel.py), with at most ``MAX_ALLOCS`` buffers; runners with
     pooled large buffers (backend/buffers.py) do not.  The door is also given to ``on_open``: at once, or, when its trampoline is
@@ -180,7 +183,7 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     def ready(md: _MethodDef) -> None:
         if on_open is not None:
             on_open(make(md))
-    md = tr.method_def(sig, ready)
+    md = tr.method_def(sig, ready, disk)
     if md is None:
         return None
     door = make(md)

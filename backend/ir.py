@@ -455,6 +455,29 @@ def signature_of(op: Op, dtype: ScalarType, shape: Shape, sigs: list, arg: Any):
         i = structure_id((op, dtype, shape, arg, sig[0]))
         e = sig[2]
         return None if i is None else (i, sig[1], e if e != NEVER else EPOCH)
+    if len(sigs) == 2:  # the loop below, unrolled (binary ops: most steps of a program)
+        a, b = sigs
+        if a is None or b is None:
+            return None
+        leaves, more = a[1], b[1]
+        if more is leaves:
+            part = (op, dtype, shape, arg, a[0], b[0])
+        elif len(leaves) == 1 and len(more) == 1:  # two leaves (a value and a scalar)
+            if leaves[0] is more[0]:
+                part = (op, dtype, shape, arg, a[0], (b[0], _FIRST[1]))
+            else:
+                leaves = leaves + more
+                part = (op, dtype, shape, arg, a[0], (b[0], _AFTER_FIRST[1]))
+        else:
+            leaves, where = merge_leaves(leaves, more)
+            if not leaves:
+                return None
+            part = (op, dtype, shape, arg, a[0], (b[0], where))
+        i = structure_id(part)
+        if i is None:
+            return None
+        e = a[2] if a[2] < b[2] else b[2]
+        return (i, leaves, e if e != NEVER else EPOCH)
     leaves = None
     epoch = NEVER
     part = [op, dtype, shape, arg]

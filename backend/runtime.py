@@ -381,10 +381,12 @@ class Runner:
         worth one does not wait for its trampoline or descriptor)."""
         native.STORE.later(self.open_door_now, scal_arg, True)
 
-    def open_door_now(self, scal_arg: bool, unless_open: bool = False) -> None:
+    def open_door_now(self, scal_arg: bool, unless_open: bool = False,
+                      disk: bool = False) -> None:
         """Open the native front door on the calling thread: about 20 us when its
-        trampoline is loaded (else it opens once that is compiled in the background), for
-        a runner about to run many times in a row (a chain's steps)."""
+        trampoline is loaded (else it opens once that is loaded or compiled in the
+        background), for a runner about to run many times in a row (a chain's steps).
+        ``disk``: a trampoline on disk is read on this thread (under a millisecond)."""
         if unless_open and self.door is not None:
             return
         self.door_asked = True
@@ -393,7 +395,7 @@ class Runner:
         def opened(door) -> None:
             self.door = door
         dispatch.front_door(self, list(range(n)), n, scal_arg, opened, None,
-                            len(self.outputs) > 1)
+                            len(self.outputs) > 1, disk)
 
     def _run_steps(self, bufs: list, addr: int, scal, err) -> None:
         memo: dict = {}

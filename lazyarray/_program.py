@@ -9,6 +9,7 @@ positionally, without compiling again.
 """
 from __future__ import annotations
 
+import operator
 import sys
 import weakref
 from typing import Callable, NamedTuple, Optional, Sequence, Union
@@ -117,7 +118,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
         with gc_paused():
             runner, inputs, scal, walk, live = _plan(pending, what, maybe)
             if runner is _STEPS:
-                return _steps.run(walk[0], walk[1], pending, _run_known, _compute_one, what)
+                return
         if runner is None:
             return
         outs = runner(inputs, scal)
@@ -134,7 +135,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
             ir.evaluated(n, v)
 
 
-_STEPS = object()  # _plan's runner for a graph to evaluate in steps (_steps.py)
+_STEPS = object()  # _plan's runner when the graph was evaluated in steps (_steps.py)
 
 
 def _compute_one(roots: list, what: str) -> None:
@@ -178,12 +179,12 @@ def _joint_signature(roots: list):
     return None if sig is None else (sig[0], sig[1])
 
 
-def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
+def _plan(pending: list, what: str, maybe: Sequence = (), steps: bool = True) -> tuple:
     """(runner, inputs, packed scalars, the walk (nodes, values), positions of the nodes
     it also computes and keeps, ``_live``) for the nodes of ``pending`` still unevaluated
     (``pending`` is updated, the siblings among ``maybe`` appended); runner None when
-    none is."""
-    steps = True  # unless siblings join (their errors must stay theirs: _compute)
+    none is, ``_STEPS`` when they were evaluated in steps (``_steps.py``), which
+    ``steps`` False rules out (as siblings joining do: their errors must stay theirs)."""
     while pending:
         # Another thread may evaluate part of this graph meanwhile: the walk reads each
         # node's value once and everything below (key, inputs, the graph copy a cache
@@ -208,9 +209,13 @@ def _plan(pending: list, what: str, maybe: Sequence = ()) -> tuple:
             return (lambda inputs, scal: engine(roots)), None, None, None, ()
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
     live, held = _live.keep(nodes, values, keys[0], outputs)  # (marks states: before steps)
-    if steps and _steps.wanted(nodes, (keys[0], outputs), PROGRAMS.has_schedule,
-                               PROGRAMS.by_signature):
-        return _STEPS, None, None, (nodes, (keys[0], outputs)), ()
+    if steps and _steps.wanted(nodes, (keys[0], outputs), PROGRAMS.has_schedule):
+        done = _steps.run(list(nodes), (keys[0], outputs), pending, _run_known, _compute_one,
+                          what, PROGRAMS.by_signature)
+        if done:
+            return _STEPS, None, None, None, ()
+        if done is False:  # steps ran up to one not worth it: the rest is planned whole
+            return _plan(pending, what, (), False)
     copy: list = []
 
     def snap() -> list:  # the graph's private copy: on a cache miss only, and once
@@ -276,9 +281,10 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
     native front door once that is open) and returning its output (``single``) or
     outputs; ``scalars``: (leaf position, dtype)."""
     fallback = dispatch.FALLBACK
+    args_of = _getter(inputs)  # (a step runs in a few microseconds: no Python loop here)
     if not scalars and single and len(runner.outputs) == 1:  # (else its door gives a tuple)
         def run(leaves: tuple):
-            args = [leaves[i] for i in inputs] if len(inputs) != 1 else [leaves[inputs[0]]]
+            args = args_of(leaves)
             door = runner.door
             if door is not None:
                 out = door(*args)
@@ -290,12 +296,12 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
         return run
 
     pack = runtime.scalar_packer([d for _, d in scalars]) if scalars else None
-    at = tuple(i for i, _ in scalars)
+    scalars_of = _getter(tuple(i for i, _ in scalars))
     direct = single and len(runner.outputs) == 1  # (else its door gives a tuple)
 
     def run_with_scalars(leaves: tuple):
-        args = [leaves[i] for i in inputs]
-        scal = pack([leaves[i] for i in at]) if pack is not None else None
+        args = args_of(leaves)
+        scal = pack(scalars_of(leaves)) if pack is not None else None
         door = runner.door
         if direct and door is not None:
             out = door(*args, scal) if scal is not None else door(*args)
@@ -308,11 +314,21 @@ def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callabl
     return run_with_scalars
 
 
+def _getter(positions: tuple) -> Callable[[tuple], tuple]:
+    """The tuple of the items at ``positions`` of a tuple, picked in C."""
+    if len(positions) >= 2:
+        return operator.itemgetter(*positions)
+    if positions:
+        return operator.itemgetter(slice(positions[0], positions[0] + 1))
+    return lambda leaves: ()
+
+
 def _door_for_steps(runner, scal_arg: bool) -> None:
-    """Open ``runner``'s front door at once, not at a quiet moment, when steps run it a
-    second time: more steps of it follow, likely (a chain's)."""
+    """Open ``runner``'s front door at once (its trampoline read from disk now), not at
+    a quiet moment, when steps run it a second time: more steps of it follow, likely (a
+    chain's)."""
     if runner.runs == 2 and not runner.door_asked and _steps.stepping():
-        runner.open_door_now(scal_arg, True)
+        runner.open_door_now(scal_arg, True, True)
 
 
 def evaluate(*arrays: Array):

@@ -8,8 +8,10 @@ every structure.  So the first evaluation of a structure whose arrays are all
 small may run it as *steps*: each computed node in turn (its views folded into
 it) is a one-op program, which is planned once per op, dtype and shape and then
 runs through its signature's front door in a few microseconds, as MLX runs its
-prebuilt kernels one primitive at a time.  It does when the steps are predicted
-to cost less than the plan (``wanted``).  The same structure met again is
+prebuilt kernels one primitive at a time (``wanted`` tells which graphs may).
+Steps whose one-op programs are known just run; from one that is not, the next
+``WINDOW`` are predicted and priced against a plan (``run``, ``_cheaper``), and
+what is left is planned whole if that is cheaper.  The same structure met again is
 planned whole (fused kernels, one native call), and compiled once it is hot
 (backend/tiers.py).
 
@@ -25,7 +27,8 @@ a machine whose building blocks are not compiled yet.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections import deque
+from typing import Callable, Optional
 
 from .backend import ir, library, threads
 from .backend.cache import PROGRAMS
@@ -76,43 +79,63 @@ _WANTED: set = set()  # predicted one-op signatures that graphs planned whole wa
 PROGRAMS.clear_listeners.append(_WANTED.clear)
 
 
-def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool], fast: dict) -> bool:
-    """True when the walked graph ``nodes`` (structural key and outputs ``gkey``) should
-    run in steps now: at least two computed nodes other than views, every array at most
+def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool]) -> bool:
+    """True when the walked graph ``nodes`` (structural key and outputs ``gkey``) may run
+    in steps now: at least two computed nodes other than views, every array at most
     ``STEP_MAX`` elements, its structure neither planned (``known``) nor run in steps
-    before, and its steps cheaper than its plan: their one-op programs' signatures are
-    predicted and looked up in ``fast`` (structure id -> program).  A one-op program not
-    there counts as known once graphs planned whole wanted it before (it recurs: planned
-    now, it serves the next graphs).  Records the structure as run in steps."""
+    before.  Records the structure as run in steps.  Whether the steps are cheaper than
+    a plan is told by ``run`` at the first step whose one-op program is not known."""
     # the cheap tests first: most graphs met here are known structures (a stale signature)
     if not enabled() or known(gkey):
         return False
-    steps = []
+    steps = views = 0
+    sizes = _SIZES
     for n in nodes:
         if n.value is None and n.srcs:
-            size = 1
-            for d in n.shape:
-                size *= d
+            size = sizes.get(n.shape)
+            if size is None:
+                size = _size(n.shape)
             if size > STEP_MAX:
                 return False
-            steps.append(n)
+            steps += 1
+            views += n.op in _VIEW
     seen = hash(gkey)
-    if len(steps) - sum(1 for n in steps if n.op in _VIEW) < 2 or seen in _SEEN:
-        return False
-    new = _predict(steps, {id(nodes[i]) for i in gkey[1]}, fast)
-    made = set(new)  # a one-op program made for one step serves its repeats (a chain's)
-    made.discard(None)
-    planned = sum(1 for i in new if i is None) + sum(1 for i in made if i not in _WANTED)
-    cost = NEW_COST * planned + KNOWN_COST * (len(steps) - planned)
-    if cost > PLAN_COST + NODE_COST * len(steps):
-        if len(_WANTED) >= _SEEN_MAX:
-            _WANTED.clear()
-        _WANTED.update(i for i in new if i is not None)
+    if steps - views < 2 or seen in _SEEN:
         return False
     if len(_SEEN) >= _SEEN_MAX:
         _SEEN.clear()
     _SEEN.add(seen)
     return True
+
+
+_SIZES: dict = {}  # shape -> element count (a chain's nodes share a few shapes)
+
+
+def _size(shape: tuple) -> int:
+    size = 1
+    for d in shape:
+        size *= d
+    if len(_SIZES) < _SEEN_MAX:
+        _SIZES[shape] = size
+    return size
+
+
+def _cheaper(steps: list, roots: set, fast: dict) -> bool:
+    """Whether running ``steps`` (the computed nodes still to run, views included, in
+    topological order) one by one is predicted to cost less than planning them whole;
+    when not, the one-op programs they would want are remembered (``_WANTED``): planned
+    whole now, the next graphs that want them count them as known."""
+    new = _predict(steps, roots, fast)
+    made = set(new)  # a one-op program made for one step serves its repeats (a chain's)
+    made.discard(None)
+    planned = sum(1 for i in new if i is None) + sum(1 for i in made if i not in _WANTED)
+    cost = NEW_COST * planned + KNOWN_COST * (len(steps) - planned)
+    if cost <= PLAN_COST + NODE_COST * len(steps):
+        return True
+    if len(_WANTED) >= _SEEN_MAX:
+        _WANTED.clear()
+    _WANTED.update(i for i in new if i is not None)
+    return False
 
 
 def _predict(steps: list, roots: set, fast: dict) -> list:
@@ -134,25 +157,38 @@ def _predict(steps: list, roots: set, fast: dict) -> list:
     return new
 
 
+WINDOW = 64  # steps predicted at once, from one whose one-op program is not known
+
+
 def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callable,
-        what: str) -> None:
+        what: str, fast: dict) -> Optional[bool]:
     """Evaluate the walked graph ``nodes`` (topological order, emptied as it goes, so
     that no value outlives its readers; ``gkey``: its structural key and outputs) node
     by node: ``known([node])`` runs a node's one-op program by its signature if there is
     one (False if not), ``compute([node], what)`` plans and runs it.  The views among
-    ``roots`` are steps too."""
-    for cb in LISTENERS:
-        cb(gkey, len(nodes))
+    ``roots`` are steps too.
+
+    Steps whose one-op programs are known (``fast``: structure id -> program) just run.
+    At one that is not, the next ``WINDOW`` steps are predicted (``_cheaper``; a long
+    chain pays that once, not per op); if planning them costs less, this returns None
+    when no step has run yet (plan the graph whole), False when some have (plan what is
+    left whole).  True: done."""
     asked = {id(r) for r in roots}
     counts = COUNTS
-    counts.evaluations += 1
     signature = ir.signature
+    # the views passed (not steps), the last few: a prediction reads them
+    passed: deque = deque(maxlen=WINDOW)
+    ran = False  # a step has run
+    until = -1   # the steps up to this position were predicted
     _local.depth = getattr(_local, "depth", 0) + 1
     try:
         for i, n in enumerate(nodes):
             nodes[i] = None
             srcs = n.srcs
-            if n.value is not None or not srcs or (n.op in _VIEW and id(n) not in asked):
+            if n.value is not None or not srcs:
+                continue
+            if n.op in _VIEW and id(n) not in asked:
+                passed.append(n)
                 continue
             for s in srcs:
                 if s.value is None and s.srcs:  # a view below: signed with it
@@ -160,12 +196,45 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
                     break
             else:
                 n.sig = signature(n.op, n.dtype, n.shape, srcs, n.arg)
-            counts.steps += 1
             one = [n]
             if not known(one):
+                if i > until:  # are the next steps worth it?
+                    until, window = _window(nodes, i + 1)
+                    if not _cheaper(list(passed) + one + window, asked, fast):
+                        return False if ran else None
+                    passed.clear()  # (views hold their sources' values)
+                if not ran:
+                    ran = _started(gkey, len(nodes))
+                counts.steps += 1
                 compute(one, what)
+                continue
+            if not ran:
+                ran = _started(gkey, len(nodes))
+            counts.steps += 1
     finally:
         _local.depth -= 1
+    return True
+
+
+def _window(nodes: list, start: int) -> tuple:
+    """(position of the last, the computed nodes) of the next ``WINDOW`` - 1 computed
+    nodes of ``nodes`` from ``start`` (views included)."""
+    window = []
+    i = start - 1
+    for i in range(start, len(nodes)):
+        m = nodes[i]
+        if m.value is None and m.srcs:
+            window.append(m)
+            if len(window) == WINDOW - 1:
+                break
+    return i, window
+
+
+def _started(gkey: tuple, nodes: int) -> bool:
+    COUNTS.evaluations += 1
+    for cb in LISTENERS:
+        cb(gkey, nodes)
+    return True
 
 
 def _sign(node) -> None:

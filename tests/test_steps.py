@@ -228,3 +228,44 @@ def test_steps_by_cost_and_recurring_ops_are_learned():
     # programs are made; then only the new op is
     assert steps == [0, 1, 1]
     assert misses[0] == 1 and misses[1] >= 1 and misses[2] <= 1
+
+
+def test_a_long_chain_predicts_one_window_not_every_step(monkeypatch):
+    monkeypatch.setattr(_steps, "NEW_COST", 175)  # the real rule: predicted, and cheaper
+    predicted = []
+    real = _steps._predict
+    monkeypatch.setattr(_steps, "_predict", lambda steps, *a: predicted.append(len(steps))
+                        or real(steps, *a))
+    x = np.linspace(0.5, 1.5, 700)
+    e = xp.asarray(x)
+    for _ in range(2000):
+        e = e * 1.0000003  # (a multiplier of its own: 700 elements, a one-op program new here)
+    before = info()
+    got = float(xp.sum(e))
+    assert info().step_evaluations == before.step_evaluations + 1
+    assert info().steps - before.steps == 2001
+    assert sum(predicted) <= 200  # the unknown multiply's window and the sum's, not 2,001
+    assert got == pytest.approx(float(np.sum(x * 1.0000003 ** 2000)), rel=1e-9)
+
+
+def test_steps_stop_where_the_next_ones_are_not_worth_it(monkeypatch):
+    monkeypatch.setattr(_steps, "NEW_COST", 10_000)  # every one-op program made is too dear
+    x = np.linspace(0.25, 0.75, 300)
+    a = xp.asarray(x)
+    float(xp.sum(a * 0.5 + 0.25))      # their one-op programs known from here
+    float(xp.sum(a * 0.5 + 0.25))
+    v = a
+    for _ in range(_steps.WINDOW + 10):  # known steps, more than a window
+        v = v * 0.5 + 0.25
+    w = xp.log10(xp.acosh(xp.expm1(v) + 1.5)) * xp.sinh(v)  # ops of no one-op program yet
+    before = info()
+    got = np.asarray(w)
+    after = info()
+    assert after.step_evaluations == before.step_evaluations + 1
+    assert after.steps - before.steps == 2 * (_steps.WINDOW + 10)  # then the rest, whole:
+    assert after.misses - before.misses == 1                      # one program
+    want = x
+    for _ in range(_steps.WINDOW + 10):
+        want = want * 0.5 + 0.25
+    want = np.log10(np.arccosh(np.expm1(want) + 1.5)) * np.sinh(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
