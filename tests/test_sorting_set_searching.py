@@ -291,6 +291,31 @@ def test_argmax_argmin_nan_signed_zero_and_extremes():
     check(xp.argmin(xp.asarray(b)), 0)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint8", "bool"])
+def test_compiled_argmax_argmin_keep_the_first_best(monkeypatch, dtype):
+    """The compiled tier's arg-reductions against numpy: rows of lengths 1 to 13 (a
+    vector's width and its tails), ties, NaNs and extremes in every position, along a
+    unit and a strided axis and over the whole array."""
+    monkeypatch.setenv("LAZYARRAY_TIER", "compile")
+    rng = np.random.default_rng(11)
+    if dtype.startswith("float"):
+        pool = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, NAN, 2.5], dtype=dtype)
+    elif dtype == "bool":
+        pool = np.array([False, True])
+    else:
+        i = np.iinfo(dtype)
+        pool = np.array([i.min, i.max, 0, 1, 2], dtype=dtype)
+    for n in range(1, 14):
+        for _ in range(4):
+            a = rng.choice(pool, size=(3, n))
+            for f in ("argmax", "argmin"):
+                want, fn = getattr(np, f), getattr(xp, f)
+                assert np.array_equal(np.asarray(fn(xp.asarray(a), axis=1)), want(a, axis=1))
+                t = np.ascontiguousarray(a.T)  # the reduced axis strided
+                assert np.array_equal(np.asarray(fn(xp.asarray(t), axis=0)), want(t, axis=0))
+                assert int(fn(xp.asarray(a))) == int(want(a))
+
+
 def test_argmax_complex_zero_d_and_errors():
     c = np.array([1 + 2j, 3 + 0j, 3 + 1j, 3 + 1j])
     check(xp.argmax(xp.asarray(c)), np.argmax(c))
