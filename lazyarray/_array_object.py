@@ -190,6 +190,9 @@ class Array:
         return int(self._scalar("int()"))
 
     def __float__(self) -> float:
+        p = _held(self)  # a prepared program's 0-d result (a loop's loss): at once
+        if p is not None and not p[0].shape and p[1] not in dt.COMPLEX_FLOATING:
+            return float(p[0])
         if _dtype(self) in dt.COMPLEX_FLOATING:
             raise TypeError("float() of a complex array is not defined; use real() first")
         return float(self._scalar("float()"))

@@ -658,7 +658,7 @@ class Prepared:
                 kinds = self._door_out or self._door_outputs(out)
                 if self.program._single:
                     return _known_result(out, kinds[0])
-                return tuple([_known_result(o, k) for o, k in zip(out, kinds)])
+                return tuple(map(_known_result, out, kinds))
         values = self._values(args)
         if values is None:
             from .dask import to_dask

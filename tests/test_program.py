@@ -274,6 +274,7 @@ def test_jit_calls_on_plain_numpy_arrays_take_the_short_way_and_stay_right():
     for _ in range(3):
         np.testing.assert_array_equal(np.asarray(jf(a, b)), a * 2.0 + b)
     assert jf.trace_count == 1 and len(jf._plain) == 1
+    assert jf._last[1] is jf._plain[jf._last[0]]  # the last kinds: compared in place
     np.testing.assert_array_equal(np.asarray(jf(a, b + 1)), a * 2.0 + b + 1)
     np.testing.assert_array_equal(np.asarray(jf(a[:3], b[:3])), a[:3] * 2.0 + b[:3])
     assert jf.trace_count == 2  # another shape
