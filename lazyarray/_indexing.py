@@ -150,7 +150,8 @@ _FULL = ("s", None, None, 1)
 def _quick_basic(x: Array, key):
     """``x[key]`` for the common keys (Python ints and slices of Python ints or None, on
     concrete sizes) without the general parse; None for any other key.  The items are
-    those ``_parse_basic`` makes, so both paths share programs."""
+    those ``_parse_basic`` makes, so both paths share programs.  (``_small`` and
+    ``_on_size``'s unit step are written out: a stencil records dozens of slices.)"""
     node = x._node
     shape = node.shape
     if type(key) is not tuple:
@@ -158,17 +159,35 @@ def _quick_basic(x: Array, key):
     if len(key) > len(shape):
         return None
     items, out = [], []
-    for axis, k in enumerate(key):
-        size = shape[axis]
+    for k, size in zip(key, shape):
         if type(size) is not int:
             return None
         t = type(k)
         if t is slice:
             start, stop, step = k.start, k.stop, k.step
-            if not (_small(start) and _small(stop) and _small(step)) or step == 0:
-                return None
-            item, n = _on_size(start, stop, 1 if step is None else step, size)
-            items.append(item)
+            if step is None or (type(step) is int and step == 1):
+                if start is None:
+                    first = 0
+                elif type(start) is int and -_INT64_MAX <= start <= _INT64_MAX:
+                    first = (start + size if start + size > 0 else 0) if start < 0 else \
+                        (start if start < size else size)
+                else:
+                    return None
+                if stop is None:
+                    end = size
+                elif type(stop) is int and -_INT64_MAX <= stop <= _INT64_MAX:
+                    end = (stop + size if stop + size > 0 else 0) if stop < 0 else \
+                        (stop if stop < size else size)
+                else:
+                    return None
+                n = end - first if end > first else 0
+                items.append(("s", start, stop, 1) if n > 1 else
+                             ("s", first if n else 0, first + n if n else 0, 1))
+            else:
+                if not (_small(start) and _small(stop) and _small(step)) or step == 0:
+                    return None
+                item, n = _on_size(start, stop, step, size)
+                items.append(item)
             out.append(n)
         elif t is int:
             if not -size <= k < size:
@@ -180,7 +199,7 @@ def _quick_basic(x: Array, key):
         items.pop()
     if not items:
         return Array._new(node)
-    return record(Op.SLICE, x.dtype, tuple(out) + shape[len(key):], (node,), tuple(items))
+    return record(Op.SLICE, node.dtype, tuple(out) + shape[len(key):], (node,), tuple(items))
 
 
 def _small(v) -> bool:
