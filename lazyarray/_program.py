@@ -210,7 +210,7 @@ def _plan(pending: list, what: str, maybe: Sequence = (), steps: bool = True) ->
         raise concretization_error(what, [n.arg or "<unnamed>" for n in phs])
     live, held = _live.keep(nodes, values, keys[0], outputs)  # (marks states: before steps)
     if steps and _steps.wanted(nodes, (keys[0], outputs), PROGRAMS.has_schedule):
-        done = _steps.run(list(nodes), (keys[0], outputs), pending, _run_known, _compute_one,
+        done = _steps.run(nodes, (keys[0], outputs), pending, _run_known, _compute_one,
                           what, PROGRAMS.by_signature)
         if done:
             return _STEPS, None, None, None, ()

@@ -27,7 +27,9 @@ a machine whose building blocks are not compiled yet.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import deque
+from operator import methodcaller
 from typing import Callable, Optional
 
 from .backend import ir, library, threads
@@ -158,12 +160,14 @@ def _predict(steps: list, roots: set, fast: dict) -> list:
 
 
 WINDOW = 64  # steps predicted at once, from one whose one-op program is not known
+_ref, _deref = weakref.ref, methodcaller("__call__")
 
 
 def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callable,
         what: str, fast: dict) -> Optional[bool]:
-    """Evaluate the walked graph ``nodes`` (topological order, emptied as it goes, so
-    that no value outlives its readers; ``gkey``: its structural key and outputs) node
+    """Evaluate the walked graph ``nodes`` (topological order, emptied as it goes from
+    the first step run, so that no value outlives its readers, and left whole when this
+    returns None; ``gkey``: its structural key and outputs) node
     by node: ``known([node])`` runs a node's one-op program by its signature if there is
     one (False if not), ``compute([node], what)`` plans and runs it.  The views among
     ``roots`` are steps too.
@@ -176,19 +180,21 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
     asked = {id(r) for r in roots}
     counts = COUNTS
     signature = ir.signature
-    # the views passed (not steps), the last few: a prediction reads them
+    # the views passed (not steps), the last few, weakly (a view holds its source's value,
+    # and once its readers ran, nothing else needs it): a prediction reads them
     passed: deque = deque(maxlen=WINDOW)
     ran = False  # a step has run
     until = -1   # the steps up to this position were predicted
     _local.depth = getattr(_local, "depth", 0) + 1
     try:
         for i, n in enumerate(nodes):
-            nodes[i] = None
+            if ran:  # (until a step runs, no value is made: a None leaves the walk whole)
+                nodes[i] = None
             srcs = n.srcs
             if n.value is not None or not srcs:
                 continue
             if n.op in _VIEW and id(n) not in asked:
-                passed.append(n)
+                passed.append(_ref(n))
                 continue
             for s in srcs:
                 if s.value is None and s.srcs:  # a view below: signed with it
@@ -200,16 +206,19 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
             if not known(one):
                 if i > until:  # are the next steps worth it?
                     until, window = _window(nodes, i + 1)
-                    if not _cheaper(list(passed) + one + window, asked, fast):
+                    views = [v for v in map(_deref, passed) if v is not None]
+                    worth = _cheaper(views + one + window, asked, fast)
+                    del window, views  # (their nodes will hold values)
+                    if not worth:
                         return False if ran else None
-                    passed.clear()  # (views hold their sources' values)
+                    passed.clear()
                 if not ran:
-                    ran = _started(gkey, len(nodes))
+                    ran = _started(gkey, len(nodes), nodes, i)
                 counts.steps += 1
                 compute(one, what)
                 continue
             if not ran:
-                ran = _started(gkey, len(nodes))
+                ran = _started(gkey, len(nodes), nodes, i)
             counts.steps += 1
     finally:
         _local.depth -= 1
@@ -230,10 +239,13 @@ def _window(nodes: list, start: int) -> tuple:
     return i, window
 
 
-def _started(gkey: tuple, nodes: int) -> bool:
+def _started(gkey: tuple, count: int, nodes: list, i: int) -> bool:
+    """The first step runs: counted and announced; the walk from here on is emptied as
+    it goes (its first ``i`` nodes are leaves and views, which hold no value made here)."""
     COUNTS.evaluations += 1
     for cb in LISTENERS:
-        cb(gkey, nodes)
+        cb(gkey, count)
+    nodes[i] = None
     return True
 
 

@@ -269,3 +269,24 @@ def test_steps_stop_where_the_next_ones_are_not_worth_it(monkeypatch):
         want = want * 0.5 + 0.25
     want = np.log10(np.arccosh(np.expm1(want) + 1.5)) * np.sinh(want)
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_steps_free_each_value_while_they_run():
+    """Not only once the evaluation is over: a chain in steps holds a few values at a time."""
+    import tracemalloc
+    e = xp.asarray(np.linspace(0.5, 1.5, 30_000))  # 240 KB a value
+    for _ in range(200):
+        e = e * 1.0000001
+    s = xp.sum(e)
+    del e
+    before = info().steps
+    tracemalloc.start()
+    try:
+        got = float(s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info().steps - before == 201
+    assert peak < 20 * 240_000, peak  # all 200 values would take 48 MB
+    assert got == pytest.approx(float(np.sum(np.linspace(0.5, 1.5, 30_000) * 1.0000001 ** 200)),
+                                rel=1e-9)
