@@ -462,12 +462,6 @@ def signature_of(op: Op, dtype: ScalarType, shape: Shape, sigs: list, arg: Any):
         leaves, more = a[1], b[1]
         if more is leaves:
             part = (op, dtype, shape, arg, a[0], b[0])
-        elif len(leaves) == 1 and len(more) == 1:  # two leaves (a value and a scalar)
-            if leaves[0] is more[0]:
-                part = (op, dtype, shape, arg, a[0], (b[0], _FIRST[1]))
-            else:
-                leaves = leaves + more
-                part = (op, dtype, shape, arg, a[0], (b[0], _AFTER_FIRST[1]))
         else:
             leaves, where = merge_leaves(leaves, more)
             if not leaves:
@@ -516,6 +510,10 @@ def merge_leaves(leaves: tuple, more: tuple) -> tuple:
     in Python: one leaf (a scalar operand), a scalar on the left of a graph, and one
     side a prefix of the other (an operand combined with something made from it)."""
     n, k = len(leaves), len(more)
+    if n == 1 and k == 1:  # two leaves (a value and a scalar): the commonest merge
+        if leaves[0] is more[0]:
+            return leaves, _FIRST[1]
+        return leaves + more, _AFTER_FIRST[1]
     if k == 1:
         ids = list(map(id, leaves))
         key = id(more[0])

@@ -26,10 +26,10 @@ a machine whose building blocks are not compiled yet.
 """
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from collections import deque
-from operator import methodcaller
 from typing import Callable, Optional
 
 from .backend import ir, library, threads
@@ -91,13 +91,10 @@ def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool]) -> bool:
     if not enabled() or known(gkey):
         return False
     steps = views = 0
-    sizes = _SIZES
+    prod = math.prod
     for n in nodes:
         if n.value is None and n.srcs:
-            size = sizes.get(n.shape)
-            if size is None:
-                size = _size(n.shape)
-            if size > STEP_MAX:
+            if prod(n.shape) > STEP_MAX:
                 return False
             steps += 1
             views += n.op in _VIEW
@@ -108,18 +105,6 @@ def wanted(nodes: list, gkey: tuple, known: Callable[[tuple], bool]) -> bool:
         _SEEN.clear()
     _SEEN.add(seen)
     return True
-
-
-_SIZES: dict = {}  # shape -> element count (a chain's nodes share a few shapes)
-
-
-def _size(shape: tuple) -> int:
-    size = 1
-    for d in shape:
-        size *= d
-    if len(_SIZES) < _SEEN_MAX:
-        _SIZES[shape] = size
-    return size
 
 
 def _cheaper(steps: list, roots: set, fast: dict) -> bool:
@@ -160,7 +145,7 @@ def _predict(steps: list, roots: set, fast: dict) -> list:
 
 
 WINDOW = 64  # steps predicted at once, from one whose one-op program is not known
-_ref, _deref = weakref.ref, methodcaller("__call__")
+_ref = weakref.ref
 
 
 def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callable,
@@ -203,23 +188,20 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
             else:
                 n.sig = signature(n.op, n.dtype, n.shape, srcs, n.arg)
             one = [n]
-            if not known(one):
-                if i > until:  # are the next steps worth it?
-                    until, window = _window(nodes, i + 1)
-                    views = [v for v in map(_deref, passed) if v is not None]
-                    worth = _cheaper(views + one + window, asked, fast)
-                    del window, views  # (their nodes will hold values)
-                    if not worth:
-                        return False if ran else None
-                    passed.clear()
-                if not ran:
-                    ran = _started(gkey, len(nodes), nodes, i)
-                counts.steps += 1
-                compute(one, what)
-                continue
+            hit = known(one)
+            if not hit and i > until:  # are the next steps worth it?
+                until, window = _window(nodes, i + 1)
+                views = [v for v in (r() for r in passed) if v is not None]
+                worth = _cheaper(views + one + window, asked, fast)
+                del window, views  # (their nodes will hold values)
+                if not worth:
+                    return False if ran else None
+                passed.clear()
             if not ran:
                 ran = _started(gkey, len(nodes), nodes, i)
             counts.steps += 1
+            if not hit:
+                compute(one, what)
     finally:
         _local.depth -= 1
     return True
