@@ -107,3 +107,10 @@ def stand_in(bufs: list) -> tuple:
     head = (ctypes.c_void_p * (LIST_ITEMS // _PTR + 1))()
     head[LIST_ITEMS // _PTR] = ctypes.addressof(items)
     return ctypes.addressof(head), (objs, items, head, bufs)
+
+
+class MethodDef(ctypes.Structure):
+    """CPython's ``PyMethodDef``: what a native function made into a Python callable is
+    (backend/dispatch.py's front doors, backend/recorder.py's operators)."""
+    _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p), ("flags", ctypes.c_int),
+                ("doc", ctypes.c_char_p)]

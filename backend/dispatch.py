@@ -44,11 +44,6 @@ MAX_SIGNATURES = 512  # trampolines compiled per process; calls beyond take the 
 MAX_ALLOCS = 64
 
 
-class _MethodDef(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p), ("flags", ctypes.c_int),
-                ("doc", ctypes.c_char_p)]
-
-
 def _array_empty() -> Optional[int]:
     """Address of numpy's ``PyArray_Empty``, from its C-API table (index from the header)."""
     import re
@@ -85,7 +80,7 @@ class _Trampolines:
         self.new = new
 
     def method_def(self, sig: tuple, on_ready: Callable,
-                   disk: bool = False) -> Optional[_MethodDef]:
+                   disk: bool = False) -> Optional[abi.MethodDef]:
         """The trampoline of ``sig`` if loaded (``disk``: or on disk, read now); else None,
         and ``on_ready(method def)`` runs once it is (read or compiled on the background
         thread).  Never more than ``MAX_SIGNATURES`` (they stay loaded for the process's
@@ -104,11 +99,11 @@ class _Trampolines:
         got = native.get(unit, wait=False, on_ready=loaded, disk=disk)
         return None if got is None else self._define(sig, got[0])
 
-    def _define(self, sig: tuple, addr: int) -> _MethodDef:
+    def _define(self, sig: tuple, addr: int) -> abi.MethodDef:
         with self.lock:
             md = self.defs.get(sig)
             if md is None:
-                md = self.defs[sig] = _MethodDef(b"lazyarray_run", addr, _METH_FASTCALL, None)
+                md = self.defs[sig] = abi.MethodDef(b"lazyarray_run", addr, _METH_FASTCALL, None)
             return md
 
 
@@ -175,12 +170,12 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
            tuple(o - sched.n_inputs for o in outs), scal_arg,
            len(chunked.metas) if chunked is not None else 0, several)
 
-    def make(md: _MethodDef):
+    def make(md: abi.MethodDef):
         words, keep = _descriptor(runner, sources, arg_specs, tr, scal_arg, pool)
         # self: (descriptor, everything the addresses in it point into)
         return tr.new(ctypes.addressof(md), (words, keep, md), None)
 
-    def ready(md: _MethodDef) -> None:
+    def ready(md: abi.MethodDef) -> None:
         if on_open is not None:
             on_open(make(md))
     md = tr.method_def(sig, ready, disk)

@@ -232,6 +232,16 @@ def _quick_sequencer() -> None:
         pass
 
 
+def preloading() -> bool:
+    """Whether the import's preload runs (``LAZYARRAY_PRELOAD``)."""
+    return _switch("LAZYARRAY_PRELOAD")
+
+
+def prebuilding() -> bool:
+    """Whether building blocks are compiled ahead of need (``LAZYARRAY_PREBUILD``)."""
+    return _switch("LAZYARRAY_PREBUILD")
+
+
 def preload() -> None:
     """Map the building blocks from the disk cache on a background thread, now (called
     when lazyarray is imported): the first evaluation then finds them loaded, and LLVM
@@ -244,6 +254,8 @@ def preload() -> None:
 
 
 _preloading: Optional[threading.Thread] = None
+# callables the preload thread runs after the bundle (the front end's native recording)
+AFTER_PRELOAD: list = []
 
 
 def _before_fork() -> None:
@@ -277,6 +289,16 @@ def _preload() -> None:
             _bundle_image.index()
     except Exception:  # noqa: BLE001 - the first evaluation tries again and reports
         pass
+    _after_preload()
+
+
+def _after_preload() -> None:
+    while AFTER_PRELOAD:
+        fn = AFTER_PRELOAD.pop(0)
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - what it makes faster runs without it
+            pass
 
 
 def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) -> int:

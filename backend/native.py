@@ -44,7 +44,7 @@ URGENT, LATER = 0, 1
 QUIET = 0.05
 _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
             "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py",
-            "kernels.py", "pairwise.py", "tiling.py")
+            "kernels.py", "pairwise.py", "tiling.py", "recorder.py")
 
 
 class Unit:
@@ -255,9 +255,12 @@ class Store:
     def _start(self) -> None:
         if self._thread is None and not self._stopping:
             import atexit
-            self._thread = threading.Thread(target=self._serve, name="lazyarray-compile",
-                                            daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._serve, name="lazyarray-compile",
+                                      daemon=True)
+            # started before it is published: ``stop`` (at exit, on the main thread)
+            # joined a thread another thread had made but not yet started, and raised
+            thread.start()
+            self._thread = thread
             atexit.register(self.stop)
 
     def busy(self) -> None:

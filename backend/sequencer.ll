@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources b03de1425b1ed991bf3a5092a2b07b72dd7df0d510a9663e39920ccbc444e55b
+; lazyarray sequencer, sources ea0eac88ed031394de1aa18255c066e80d64b25f28a358e15ad8f2327656042e
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""

@@ -150,7 +150,9 @@ __all__ = [
 __all__ += ["fft", "linalg"]
 
 from .backend import library as _library  # noqa: E402
+from . import _recording  # noqa: E402
 
+_recording.start()  # native recording, loaded by the preload below
 _library.preload()  # building blocks from the disk cache, on a background thread
 
 

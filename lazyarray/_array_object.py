@@ -16,6 +16,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._memory import MAX_ELEMENTS, check_shape
 from .backend.ir import NEVER, Dim, Node, Op
+from .backend.recorder import BINARY, REFLECTED
 from ._live import RECENT
 
 _recorded, _ref = RECENT.append, weakref.ref  # (see _live: siblings)
@@ -428,6 +429,9 @@ def _make_op(fn, reflected: builtins.bool, symbol: str, comparison: builtins.boo
                 return fn(self, other)
             return _binary_operand(fn, self, other, symbol, comparison)
     op.__name__ = fn.__name__
+    rec = getattr(fn, "_recording_binary", None)
+    if rec is not None:  # its fast path, natively (_recording)
+        op._recording = (*rec, REFLECTED if reflected else BINARY)
     return op
 
 

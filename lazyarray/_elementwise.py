@@ -21,6 +21,7 @@ from ._manipulation import broadcast_shapes, broadcast_to, cast, check_array
 from .backend import ir
 from .backend.ir import NEVER as _NEVER, Node, Op
 from .backend.ir import derived_signature as derived
+from .backend.recorder import UNARY as UNARY_KIND
 
 _object_new = object.__new__
 _SCALAR = Op.SCALAR
@@ -256,6 +257,7 @@ def _make_unary(name: str, op: Op, category: str, result: str):
         return record(op, _result_dtype(result, x.dtype), x._node.shape, (x._node,))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` (array API standard); input dtype: {category}."
+    fn._recording = (op, results, ids, UNARY_KIND)  # its fast path, natively (_recording)
     return fn
 
 
@@ -334,6 +336,7 @@ def _make_binary(name: str, op: Op, category: str, result: str):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` (array API standard); input dtype: {category}."
     fn._operator = fast  # Array's operators: the same fast path, their own fallback
+    fn._recording_binary = (op, results, ids)  # that fast path, natively (_recording)
     return fn
 
 

@@ -98,3 +98,5 @@ def load_building_blocks() -> None:
     float(xp.sum(xp.asarray(np.ones(3)) * 2.0))
     native.flush()
     float(xp.sum(xp.asarray(np.ones(3)) * 3.0))  # loads it
+    from lazyarray import _recording
+    _recording.load_now()  # the native operators too (lazyarray/_recording.py)

@@ -1,0 +1,943 @@
+"""Native recording: the fast paths of Array's operators as one unit of native code.
+
+Recording an elementwise op in Python (type checks, a scalar leaf, the node's
+signature, the node and its Array) costs 1.2-2 us; numpy computes a small
+array's op in less.  This unit does the same work through CPython's C API in a
+few hundred nanoseconds: its functions are installed as Array's operator
+methods (method descriptors, ``METH_O``/``METH_NOARGS``) and module functions
+(``METH_FASTCALL | METH_KEYWORDS``), and do exactly what the Python fast paths of
+``lazyarray/_elementwise.py`` do, for the cases those handle first: two arrays
+of one dtype and shape, or an array and a Python float or int that its dtype
+takes as is.  Everything else (and anything unexpected) calls the Python
+function it replaces, which decides and raises as before.
+
+Each installed function reads a *context*: int64 words (``C_*`` below) naming
+the objects and offsets it needs (the Array and Node types, their slots'
+offsets, the op, its result dtypes and signature-id table, the Python
+fallback...).  Methods receive the Array as ``self``, so a method finds its
+context in a table (``lazyarray_rec_ctx``) through its own stub; a module
+function is a ``PyCFunction`` whose ``self`` holds its context.  The code
+depends on nothing of the process but the object layouts checked in
+backend/abi.py and here (``slot_offset``), so one compile serves every
+process (a unit, backend/native.py: compiled once per machine in the
+background, then read from the disk cache).  The front end's side is
+lazyarray/_recording.py.
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import Optional
+
+import numpy as np
+
+from . import abi, names, native
+
+STUBS = 64  # method stubs, one per operator method installed (Array has 31)
+
+# context words
+(C_KIND, C_ARRAY_T, C_NODE_T, C_FLOAT_T, C_INT_T, C_TUPLE_T, C_NONE, C_A_NODE, C_A_PENDING,
+ C_N_OP, C_N_DTYPE, C_N_SHAPE, C_N_SRCS, C_N_ARG, C_N_VALUE, C_N_SIG, C_OP, C_RESULTS, C_IDS,
+ C_FALLBACK, C_MERGE, C_NEW_ID, C_IR_DICT, C_EPOCH_KEY, C_NEVER, C_APPEND, C_SCALAR_OP, C_EMPTY,
+ C_WHERE, C_DTYPES, C_N_DTYPES, C_MAX_LEAVES, C_EXACT, C_WORDS) = range(34)
+BINARY, REFLECTED, UNARY = 0, 1, 2  # C_KIND
+# per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
+D_WORDS = 5
+FLOATING, BOUNDED = 1, 2  # flags: takes floats and ints within C_EXACT; takes ints in bounds
+
+# the C API the unit calls: all exported by CPython 3.10 and newer
+API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple_New",
+       "PyDict_GetItemWithError", "PyObject_RichCompareBool", "PyLong_AsLongLongAndOverflow",
+       "PyWeakref_NewRef", "PyObject_CallFunctionObjArgs", "PyObject_Vectorcall",
+       "PyErr_Occurred", "PyErr_Clear", "PyDescr_NewMethod", "PyCFunction_NewEx")
+_METH_KEYWORDS, _METH_O, _METH_NOARGS, _METH_FASTCALL = 0x0002, 0x0008, 0x0004, 0x0080
+
+
+def unit() -> native.Unit:
+    """The recording unit: its context table, its module-function entry and its stubs."""
+    name = names.name_of("lazyarray_recorder_", (STUBS, abi.TUPLE_ITEMS, abi.ARRAY_DATA))
+    symbols = ("lazyarray_rec_ctx", "lazyarray_rec_fn") + tuple(
+        f"lazyarray_rec_m{k}" for k in range(STUBS))
+    return native.Unit(name, ("recorder", "recorder_ir", (STUBS,)), symbols)
+
+
+def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
+    """The unit's IR text (backend/native.py's builder)."""
+    text = _IR.replace("TUPLE_ITEMS", str(abi.TUPLE_ITEMS)).replace(
+        "ARRAY_DATA", str(abi.ARRAY_DATA)).replace("OB_TYPE", str(abi.OB_TYPE))
+    text = text.replace("STUBS", str(stubs))
+    for name, value in list(globals().items()):
+        if name.startswith(("C_", "D_")) and isinstance(value, int):
+            text = text.replace(f"${name}$", str(value))
+    text = text.replace("$FLOATING$", str(FLOATING)).replace("$BOUNDED$", str(BOUNDED))
+    parts = [text]
+    for k in range(stubs):
+        parts.append(
+            f"define ptr @lazyarray_rec_m{k}(ptr %self, ptr %other) {{\n"
+            f"  %p = getelementptr [{stubs} x ptr], ptr @lazyarray_rec_ctx, i64 0, i64 {k}\n"
+            "  %c = load ptr, ptr %p\n"
+            "  %r = tail call ptr @lz_method(ptr %c, ptr %self, ptr %other)\n"
+            "  ret ptr %r\n}\n")
+    return "\n".join(parts)
+
+
+def slot_offset(cls: type, name: str) -> Optional[int]:
+    """The offset of ``cls``'s ``__slots__`` member ``name`` in its instances, read from
+    its member descriptor and checked on an instance; None where it does not hold."""
+    descr = cls.__dict__.get(name)
+    if type(descr).__name__ != "member_descriptor" or not abi.FIELDS:
+        return None
+    # PyMemberDescrObject: object header, d_type, d_name, d_qualname, then d_member;
+    # PyMemberDef: name, type (int, padded), offset
+    member = ctypes.c_void_p.from_address(id(descr) + 40).value
+    if not member:
+        return None
+    offset = ctypes.c_ssize_t.from_address(member + 16).value
+    if not 16 <= offset < 1024:
+        return None
+    probe = object.__new__(cls)
+    mark = object()
+    try:
+        setattr(probe, name, mark)
+        ok = ctypes.c_void_p.from_address(id(probe) + offset).value == id(mark)
+        delattr(probe, name)
+    except (AttributeError, TypeError):
+        return None
+    return offset if ok else None
+
+
+def available() -> bool:
+    """Whether the unit can run here: the layouts hold and CPython exports its API."""
+    if not abi.FIELDS:
+        return False
+    try:
+        for name in API:
+            getattr(ctypes.pythonapi, name)
+    except AttributeError:
+        return False
+    return True
+
+
+class Recorder:
+    """The loaded unit: makes the methods and functions that run it."""
+
+    def __init__(self, addresses) -> None:
+        self.addresses = addresses  # keeps the code mapped
+        self.table = addresses[0]
+        self.fn = addresses[1]
+        self.stubs = list(addresses[2:])
+        self.keep: list = []  # contexts and method definitions: for the process's life
+        new_method = ctypes.pythonapi.PyDescr_NewMethod
+        new_method.restype, new_method.argtypes = ctypes.py_object, [ctypes.py_object,
+                                                                     ctypes.c_void_p]
+        new_fn = ctypes.pythonapi.PyCFunction_NewEx
+        new_fn.restype, new_fn.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.py_object,
+                                                             ctypes.py_object]
+        self._new_method, self._new_fn = new_method, new_fn
+
+    def method(self, cls: type, name: str, doc: str, words: list, keep: tuple):
+        """A method descriptor of ``cls`` running the context ``words`` (``keep``: the
+        objects they name), or None when every stub is taken."""
+        if not self.stubs:
+            return None
+        ctx = context(words)
+        k = STUBS - len(self.stubs)
+        ctypes.c_void_p.from_address(self.table + 8 * k).value = ctx.ctypes.data
+        flags = _METH_NOARGS if words[C_KIND] == UNARY else _METH_O
+        md = abi.MethodDef(name.encode(), self.stubs.pop(0), flags, doc.encode())
+        self.keep.append((ctx, md, keep))
+        return self._new_method(cls, ctypes.addressof(md))
+
+    def function(self, name: str, doc: str, module: str, holder: tuple):
+        """A builtin function (of module ``module``) running the context in ``holder``:
+        a tuple, or an instance of a subclass, whose first item is ``context(words)``;
+        it is the function's ``__self__``."""
+        ctx = holder[0]
+        if not (isinstance(holder, tuple) and type(ctx) is np.ndarray and ctx.dtype == np.int64
+                and ctx.flags.c_contiguous and len(ctx) == C_WORDS):
+            raise TypeError("a native function's holder starts with its context words")
+        md = abi.MethodDef(name.encode(), self.fn, _METH_FASTCALL | _METH_KEYWORDS,
+                           doc.encode())
+        self.keep.append((holder, md))
+        return self._new_fn(ctypes.addressof(md), holder, module)
+
+
+def context(words: list) -> np.ndarray:
+    """The context a function reads: its words, as an int64 array."""
+    return np.array(words, dtype=np.int64)
+
+
+_IR = r"""
+declare void @Py_IncRef(ptr)
+declare void @Py_DecRef(ptr)
+declare ptr @PyType_GenericAlloc(ptr, i64)
+declare ptr @PyTuple_Pack(i64, ...)
+declare ptr @PyTuple_New(i64)
+declare ptr @PyDict_GetItemWithError(ptr, ptr)
+declare i32 @PyObject_RichCompareBool(ptr, ptr, i32)
+declare i64 @PyLong_AsLongLongAndOverflow(ptr, ptr)
+declare ptr @PyWeakref_NewRef(ptr, ptr)
+declare ptr @PyObject_CallFunctionObjArgs(ptr, ...)
+declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)
+declare ptr @PyErr_Occurred()
+declare void @PyErr_Clear()
+
+@lazyarray_rec_ctx = dso_local global [STUBS x ptr] zeroinitializer
+
+; ---- reading contexts and objects
+define internal ptr @w(ptr %ctx, i64 %i) {
+  %p = getelementptr i64, ptr %ctx, i64 %i
+  %v = load ptr, ptr %p
+  ret ptr %v
+}
+define internal i64 @wi(ptr %ctx, i64 %i) {
+  %p = getelementptr i64, ptr %ctx, i64 %i
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+define internal ptr @get(ptr %o, i64 %off) {
+  %p = getelementptr i8, ptr %o, i64 %off
+  %v = load ptr, ptr %p
+  ret ptr %v
+}
+define internal void @set(ptr %o, i64 %off, ptr %v) {
+  %p = getelementptr i8, ptr %o, i64 %off
+  store ptr %v, ptr %p
+  ret void
+}
+define internal ptr @type(ptr %o) {
+  %t = call ptr @get(ptr %o, i64 OB_TYPE)
+  ret ptr %t
+}
+define internal ptr @item(ptr %t, i64 %i) {
+  %off = mul i64 %i, 8
+  %o = add i64 %off, TUPLE_ITEMS
+  %v = call ptr @get(ptr %t, i64 %o)
+  ret ptr %v
+}
+define internal i64 @size(ptr %t) {
+  %p = getelementptr i8, ptr %t, i64 16
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+; a 3-tuple (a signature's shape): 1, else 0
+define internal i1 @triple(ptr %ctx, ptr %s) {
+  %t = call ptr @type(ptr %s)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %a = icmp eq ptr %t, %tt
+  br i1 %a, label %sz, label %no
+sz:
+  %n = call i64 @size(ptr %s)
+  %b = icmp eq i64 %n, 3
+  ret i1 %b
+no:
+  ret i1 0
+}
+
+; ---- a Node: srcs and sig are stolen, the rest borrowed; NULL on failure
+define internal ptr @lz_node(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %value, ptr %sig) {
+  %nt = call ptr @w(ptr %ctx, i64 $C_NODE_T$)
+  %node = call ptr @PyType_GenericAlloc(ptr %nt, i64 0)
+  %bad = icmp eq ptr %node, null
+  br i1 %bad, label %fail, label %ok
+fail:
+  call void @Py_DecRef(ptr %srcs)
+  call void @Py_DecRef(ptr %sig)
+  ret ptr null
+ok:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  call void @Py_IncRef(ptr %op)
+  call void @Py_IncRef(ptr %dtype)
+  call void @Py_IncRef(ptr %shape)
+  call void @Py_IncRef(ptr %none)
+  call void @Py_IncRef(ptr %value)
+  %o1 = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  call void @set(ptr %node, i64 %o1, ptr %op)
+  %o2 = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  call void @set(ptr %node, i64 %o2, ptr %dtype)
+  %o3 = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  call void @set(ptr %node, i64 %o3, ptr %shape)
+  %o4 = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  call void @set(ptr %node, i64 %o4, ptr %srcs)
+  %o5 = call i64 @wi(ptr %ctx, i64 $C_N_ARG$)
+  call void @set(ptr %node, i64 %o5, ptr %none)
+  %o6 = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  call void @set(ptr %node, i64 %o6, ptr %value)
+  %o7 = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  call void @set(ptr %node, i64 %o7, ptr %sig)
+  ret ptr %node
+}
+
+; ---- the Array of a node (stolen), remembered as recorded; NULL on failure
+define internal ptr @lz_wrap(ptr %ctx, ptr %node) {
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %arr = call ptr @PyType_GenericAlloc(ptr %at, i64 0)
+  %bad = icmp eq ptr %arr, null
+  br i1 %bad, label %fail, label %ok
+fail:
+  call void @Py_DecRef(ptr %node)
+  ret ptr null
+ok:
+  %o1 = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  call void @set(ptr %arr, i64 %o1, ptr %node)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  call void @Py_IncRef(ptr %none)
+  %o2 = call i64 @wi(ptr %ctx, i64 $C_A_PENDING$)
+  call void @set(ptr %arr, i64 %o2, ptr %none)
+  %ref = call ptr @PyWeakref_NewRef(ptr %arr, ptr null)
+  %bad2 = icmp eq ptr %ref, null
+  br i1 %bad2, label %drop, label %tell
+tell:
+  %app = call ptr @w(ptr %ctx, i64 $C_APPEND$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %app, ptr %ref, ptr null)
+  call void @Py_DecRef(ptr %ref)
+  %bad3 = icmp eq ptr %r, null
+  br i1 %bad3, label %drop, label %done
+done:
+  call void @Py_DecRef(ptr %r)
+  ret ptr %arr
+drop:
+  call void @Py_DecRef(ptr %arr)
+  ret ptr null
+}
+
+; ---- the dtype table's entry of %d, or NULL
+define internal ptr @lz_entry(ptr %ctx, ptr %d) {
+entry:
+  %tab = call ptr @w(ptr %ctx, i64 $C_DTYPES$)
+  %n = call i64 @wi(ptr %ctx, i64 $C_N_DTYPES$)
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %none
+body:
+  %at = mul i64 %i, $D_WORDS$
+  %e = getelementptr i64, ptr %tab, i64 %at
+  %dp = load ptr, ptr %e
+  %hit = icmp eq ptr %dp, %d
+  br i1 %hit, label %found, label %next
+next:
+  %i1 = add i64 %i, 1
+  br label %loop
+found:
+  ret ptr %e
+none:
+  ret ptr null
+}
+
+; ---- a scalar leaf for Python float or int %v beside an array of dtype %d, as
+; _elementwise._scalar_fast makes it; NULL when it does not (an error only if set)
+define internal ptr @lz_scalar(ptr %ctx, ptr %v, ptr %d) {
+entry:
+  %ovf = alloca i32
+  %e = call ptr @lz_entry(ptr %ctx, ptr %d)
+  %noe = icmp eq ptr %e, null
+  br i1 %noe, label %no, label %have
+have:
+  %fp = getelementptr i64, ptr %e, i64 2
+  %flags = load i64, ptr %fp
+  %fl = and i64 %flags, $FLOATING$
+  %isfl = icmp ne i64 %fl, 0
+  %t = call ptr @type(ptr %v)
+  %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
+  %isf = icmp eq ptr %t, %ft
+  br i1 %isf, label %float, label %notfloat
+float:
+  br i1 %isfl, label %make, label %no
+notfloat:
+  %it = call ptr @w(ptr %ctx, i64 $C_INT_T$)
+  %isi = icmp eq ptr %t, %it
+  br i1 %isi, label %int, label %no
+int:
+  store i32 0, ptr %ovf
+  %val = call i64 @PyLong_AsLongLongAndOverflow(ptr %v, ptr %ovf)
+  %o = load i32, ptr %ovf
+  %over = icmp ne i32 %o, 0
+  br i1 %over, label %no, label %noover
+noover:
+  %m1 = icmp eq i64 %val, -1
+  br i1 %m1, label %checkerr, label %range
+checkerr:
+  %err = call ptr @PyErr_Occurred()
+  %haserr = icmp ne ptr %err, null
+  br i1 %haserr, label %clear, label %range
+clear:
+  call void @PyErr_Clear()
+  br label %no
+range:
+  br i1 %isfl, label %exact, label %bounded
+exact:
+  %x = call i64 @wi(ptr %ctx, i64 $C_EXACT$)
+  %nx = sub i64 0, %x
+  br label %check
+bounded:
+  %bd = and i64 %flags, $BOUNDED$
+  %isb = icmp ne i64 %bd, 0
+  br i1 %isb, label %bounds, label %no
+bounds:
+  %lp = getelementptr i64, ptr %e, i64 3
+  %lo0 = load i64, ptr %lp
+  %hp = getelementptr i64, ptr %e, i64 4
+  %hi0 = load i64, ptr %hp
+  br label %check
+check:
+  %lo = phi i64 [%nx, %exact], [%lo0, %bounds]
+  %hi = phi i64 [%x, %exact], [%hi0, %bounds]
+  %below = icmp slt i64 %val, %lo
+  %above = icmp sgt i64 %val, %hi
+  %out = or i1 %below, %above
+  br i1 %out, label %no, label %make
+make:
+  %leaves = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %v)
+  %nol = icmp eq ptr %leaves, null
+  br i1 %nol, label %no, label %sig
+sig:
+  %sp = getelementptr i64, ptr %e, i64 1
+  %sid = load ptr, ptr %sp
+  %never = call ptr @w(ptr %ctx, i64 $C_NEVER$)
+  %s = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %sid, ptr %leaves, ptr %never)
+  call void @Py_DecRef(ptr %leaves)
+  %nos = icmp eq ptr %s, null
+  br i1 %nos, label %no, label %node
+node:
+  %empty = call ptr @w(ptr %ctx, i64 $C_EMPTY$)
+  call void @Py_IncRef(ptr %empty)
+  %sop = call ptr @w(ptr %ctx, i64 $C_SCALAR_OP$)
+  %n = call ptr @lz_node(ptr %ctx, ptr %sop, ptr %d, ptr %empty, ptr %empty, ptr %v, ptr %s)
+  ret ptr %n
+no:
+  ret ptr null
+}
+
+; ---- the structure id of %key in the op's table (ir.new_id on a miss): new reference
+define internal ptr @lz_id(ptr %ctx, ptr %key) {
+  %ids = call ptr @w(ptr %ctx, i64 $C_IDS$)
+  %i = call ptr @PyDict_GetItemWithError(ptr %ids, ptr %key)
+  %miss = icmp eq ptr %i, null
+  br i1 %miss, label %miss_, label %hit
+hit:
+  call void @Py_IncRef(ptr %i)
+  ret ptr %i
+miss_:
+  %err = call ptr @PyErr_Occurred()
+  %haserr = icmp ne ptr %err, null
+  br i1 %haserr, label %fail, label %new
+new:
+  %fn = call ptr @w(ptr %ctx, i64 $C_NEW_ID$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %ids, ptr %key, ptr null)
+  ret ptr %r
+fail:
+  ret ptr null
+}
+
+; ---- a signature's epoch: %e, or ir.EPOCH when %e is NEVER (borrowed; NULL on error)
+define internal ptr @lz_epoch(ptr %ctx, ptr %e) {
+  %never = call ptr @w(ptr %ctx, i64 $C_NEVER$)
+  %ne = call i32 @PyObject_RichCompareBool(ptr %e, ptr %never, i32 3)
+  %is = icmp eq i32 %ne, 1
+  br i1 %is, label %keep, label %other
+keep:
+  ret ptr %e
+other:
+  %err = icmp slt i32 %ne, 0
+  br i1 %err, label %fail, label %epoch
+epoch:
+  %d = call ptr @w(ptr %ctx, i64 $C_IR_DICT$)
+  %k = call ptr @w(ptr %ctx, i64 $C_EPOCH_KEY$)
+  %ep = call ptr @PyDict_GetItemWithError(ptr %d, ptr %k)
+  ret ptr %ep
+fail:
+  ret ptr null
+}
+
+; ---- the signature of a one-source node (ir.derived_signature): new reference
+define internal ptr @lz_sig1(ptr %ctx, ptr %s) {
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %isnone = icmp eq ptr %s, %none
+  br i1 %isnone, label %nosig, label %check
+check:
+  %ok = call i1 @triple(ptr %ctx, ptr %s)
+  br i1 %ok, label %go, label %nosig
+go:
+  %k = call ptr @item(ptr %s, i64 0)
+  %lv = call ptr @item(ptr %s, i64 1)
+  %e = call ptr @item(ptr %s, i64 2)
+  %i = call ptr @lz_id(ptr %ctx, ptr %k)
+  %noi = icmp eq ptr %i, null
+  br i1 %noi, label %fail, label %haveid
+haveid:
+  %ep = call ptr @lz_epoch(ptr %ctx, ptr %e)
+  %noep = icmp eq ptr %ep, null
+  br i1 %noep, label %faili, label %pack
+pack:
+  %sig = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %i, ptr %lv, ptr %ep)
+  call void @Py_DecRef(ptr %i)
+  ret ptr %sig
+faili:
+  call void @Py_DecRef(ptr %i)
+  br label %fail
+fail:
+  ret ptr null
+nosig:
+  call void @Py_IncRef(ptr %none)
+  ret ptr %none
+}
+
+; ---- ir.merge_leaves(%lv, %more): 1 with new references in %out (leaves, where),
+; 0 past MAX_LEAVES (no signature), -1 on error.  One leaf to merge (a scalar, the
+; commonest) is done here; the rest by the Python function.
+define internal i32 @lz_merge(ptr %ctx, ptr %lv, ptr %more, ptr %out) {
+entry:
+  %n = call i64 @size(ptr %lv)
+  %k = call i64 @size(ptr %more)
+  %where = call ptr @w(ptr %ctx, i64 $C_WHERE$)
+  %one = icmp eq i64 %k, 1
+  br i1 %one, label %single, label %general
+single:
+  %m = call ptr @item(ptr %more, i64 0)
+  br label %scan
+scan:
+  %i = phi i64 [0, %single], [%i1, %next]
+  %in = icmp slt i64 %i, %n
+  br i1 %in, label %look, label %notfound
+look:
+  %x = call ptr @item(ptr %lv, i64 %i)
+  %same = icmp eq ptr %x, %m
+  br i1 %same, label %found, label %next
+next:
+  %i1 = add i64 %i, 1
+  br label %scan
+found:
+  %wp = getelementptr ptr, ptr %where, i64 %i
+  %wh = load ptr, ptr %wp
+  call void @Py_IncRef(ptr %lv)
+  call void @Py_IncRef(ptr %wh)
+  store ptr %lv, ptr %out
+  %o1 = getelementptr ptr, ptr %out, i64 1
+  store ptr %wh, ptr %o1
+  ret i32 1
+notfound:
+  %max = call i64 @wi(ptr %ctx, i64 $C_MAX_LEAVES$)
+  %full = icmp sge i64 %n, %max
+  br i1 %full, label %toomany, label %grow
+grow:
+  %n1 = add i64 %n, 1
+  %t = call ptr @PyTuple_New(i64 %n1)
+  %not = icmp eq ptr %t, null
+  br i1 %not, label %fail, label %copy
+copy:
+  %j = phi i64 [0, %grow], [%j1, %copy1]
+  %cin = icmp slt i64 %j, %n
+  br i1 %cin, label %copy1, label %last
+copy1:
+  %y = call ptr @item(ptr %lv, i64 %j)
+  call void @Py_IncRef(ptr %y)
+  %jo = mul i64 %j, 8
+  %jo1 = add i64 %jo, TUPLE_ITEMS
+  call void @set(ptr %t, i64 %jo1, ptr %y)
+  %j1 = add i64 %j, 1
+  br label %copy
+last:
+  call void @Py_IncRef(ptr %m)
+  %no = mul i64 %n, 8
+  %no1 = add i64 %no, TUPLE_ITEMS
+  call void @set(ptr %t, i64 %no1, ptr %m)
+  %wp2 = getelementptr ptr, ptr %where, i64 %n
+  %wh2 = load ptr, ptr %wp2
+  call void @Py_IncRef(ptr %wh2)
+  store ptr %t, ptr %out
+  %o2 = getelementptr ptr, ptr %out, i64 1
+  store ptr %wh2, ptr %o2
+  ret i32 1
+general:
+  %fn = call ptr @w(ptr %ctx, i64 $C_MERGE$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %lv, ptr %more, ptr null)
+  %nor = icmp eq ptr %r, null
+  br i1 %nor, label %fail, label %unpack
+unpack:
+  %ok = call i1 @pair(ptr %ctx, ptr %r)
+  br i1 %ok, label %unpack2, label %odd
+unpack2:
+  %l = call ptr @item(ptr %r, i64 0)
+  %ln = call i64 @size(ptr %l)
+  %empty = icmp eq i64 %ln, 0
+  br i1 %empty, label %odd, label %take
+take:
+  %wh3 = call ptr @item(ptr %r, i64 1)
+  call void @Py_IncRef(ptr %l)
+  call void @Py_IncRef(ptr %wh3)
+  call void @Py_DecRef(ptr %r)
+  store ptr %l, ptr %out
+  %o3 = getelementptr ptr, ptr %out, i64 1
+  store ptr %wh3, ptr %o3
+  ret i32 1
+odd:
+  call void @Py_DecRef(ptr %r)
+  br label %toomany
+toomany:
+  ret i32 0
+fail:
+  ret i32 -1
+}
+define internal i1 @pair(ptr %ctx, ptr %s) {
+  %t = call ptr @type(ptr %s)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %a = icmp eq ptr %t, %tt
+  br i1 %a, label %sz, label %no
+sz:
+  %n = call i64 @size(ptr %s)
+  %b = icmp eq i64 %n, 2
+  br i1 %b, label %inner, label %no
+inner:
+  %l = call ptr @item(ptr %s, i64 0)
+  %lt = call ptr @type(ptr %l)
+  %c = icmp eq ptr %lt, %tt
+  ret i1 %c
+no:
+  ret i1 0
+}
+
+; ---- the signature of a two-source node (the inline ir.signature of the binary
+; fast path): new reference
+define internal ptr @lz_sig2(ptr %ctx, ptr %s1, ptr %s2) {
+entry:
+  %out = alloca [2 x ptr]
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %n1 = icmp eq ptr %s1, %none
+  %n2 = icmp eq ptr %s2, %none
+  %either = or i1 %n1, %n2
+  br i1 %either, label %nosig, label %check
+check:
+  %ok1 = call i1 @triple(ptr %ctx, ptr %s1)
+  %ok2 = call i1 @triple(ptr %ctx, ptr %s2)
+  %ok = and i1 %ok1, %ok2
+  br i1 %ok, label %go, label %nosig
+go:
+  %k1 = call ptr @item(ptr %s1, i64 0)
+  %lv = call ptr @item(ptr %s1, i64 1)
+  %e1 = call ptr @item(ptr %s1, i64 2)
+  %k2 = call ptr @item(ptr %s2, i64 0)
+  %l2 = call ptr @item(ptr %s2, i64 1)
+  %e2 = call ptr @item(ptr %s2, i64 2)
+  %same = icmp eq ptr %l2, %lv
+  br i1 %same, label %shared, label %merge
+shared:
+  call void @Py_IncRef(ptr %lv)
+  call void @Py_IncRef(ptr %k2)
+  br label %keyed
+merge:
+  %st = call i32 @lz_merge(ptr %ctx, ptr %lv, ptr %l2, ptr %out)
+  %merr = icmp slt i32 %st, 0
+  br i1 %merr, label %fail, label %merged
+merged:
+  %mnone = icmp eq i32 %st, 0
+  br i1 %mnone, label %nosig, label %pair
+pair:
+  %ml = load ptr, ptr %out
+  %wp = getelementptr ptr, ptr %out, i64 1
+  %mw = load ptr, ptr %wp
+  %kk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k2, ptr %mw)
+  call void @Py_DecRef(ptr %mw)
+  %nokk = icmp eq ptr %kk, null
+  br i1 %nokk, label %failml, label %keyed
+failml:
+  call void @Py_DecRef(ptr %ml)
+  br label %fail
+keyed:
+  %leaves = phi ptr [%lv, %shared], [%ml, %pair]
+  %kk2 = phi ptr [%k2, %shared], [%kk, %pair]
+  %key = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k1, ptr %kk2)
+  call void @Py_DecRef(ptr %kk2)
+  %nokey = icmp eq ptr %key, null
+  br i1 %nokey, label %failleaves, label %lookup
+lookup:
+  %i = call ptr @lz_id(ptr %ctx, ptr %key)
+  call void @Py_DecRef(ptr %key)
+  %noi = icmp eq ptr %i, null
+  br i1 %noi, label %failleaves, label %epoch
+epoch:
+  %lt = call i32 @PyObject_RichCompareBool(ptr %e2, ptr %e1, i32 0)
+  %lterr = icmp slt i32 %lt, 0
+  br i1 %lterr, label %faili, label %pick
+pick:
+  %less = icmp eq i32 %lt, 1
+  %e = select i1 %less, ptr %e2, ptr %e1
+  %ep = call ptr @lz_epoch(ptr %ctx, ptr %e)
+  %noep = icmp eq ptr %ep, null
+  br i1 %noep, label %faili, label %sized
+sized:
+  %ln = call i64 @size(ptr %leaves)
+  %nolv = icmp eq i64 %ln, 0
+  br i1 %nolv, label %emptyleaves, label %pack
+pack:
+  %sig = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %i, ptr %leaves, ptr %ep)
+  call void @Py_DecRef(ptr %i)
+  call void @Py_DecRef(ptr %leaves)
+  ret ptr %sig
+emptyleaves:
+  call void @Py_DecRef(ptr %i)
+  call void @Py_DecRef(ptr %leaves)
+  br label %nosig
+faili:
+  call void @Py_DecRef(ptr %i)
+  br label %failleaves
+failleaves:
+  call void @Py_DecRef(ptr %leaves)
+  br label %fail
+fail:
+  ret ptr null
+nosig:
+  call void @Py_IncRef(ptr %none)
+  ret ptr %none
+}
+
+; ---- the call of the Python function this replaces
+define internal ptr @lz_fallback2(ptr %ctx, ptr %a, ptr %b) {
+  %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %a, ptr %b, ptr null)
+  ret ptr %r
+}
+define internal ptr @lz_fallback1(ptr %ctx, ptr %a) {
+  %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %a, ptr null)
+  ret ptr %r
+}
+; NULL with an error set: pass it on; without one: fall back
+define internal i1 @failed() {
+  %err = call ptr @PyErr_Occurred()
+  %e = icmp ne ptr %err, null
+  ret i1 %e
+}
+
+; ---- a binary op on %x1, %x2 (the fallback gets %fa, %fb: the method's own order)
+define internal ptr @lz_binary(ptr %ctx, ptr %x1, ptr %x2, ptr %fa, ptr %fb) {
+entry:
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %an = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %os = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %t1 = call ptr @type(ptr %x1)
+  %t2 = call ptr @type(ptr %x2)
+  %a1 = icmp eq ptr %t1, %at
+  %a2 = icmp eq ptr %t2, %at
+  br i1 %a1, label %left, label %notleft
+left:
+  %n1 = call ptr @get(ptr %x1, i64 %an)
+  %n1null = icmp eq ptr %n1, null
+  br i1 %n1null, label %fallback, label %left1
+left1:
+  %d1 = call ptr @get(ptr %n1, i64 %od)
+  %sh1 = call ptr @get(ptr %n1, i64 %os)
+  br i1 %a2, label %both, label %rscalar
+both:
+  %n2 = call ptr @get(ptr %x2, i64 %an)
+  %n2null = icmp eq ptr %n2, null
+  br i1 %n2null, label %fallback, label %both1
+both1:
+  %d2 = call ptr @get(ptr %n2, i64 %od)
+  %samed = icmp eq ptr %d2, %d1
+  br i1 %samed, label %both2, label %fallback
+both2:
+  %sh2 = call ptr @get(ptr %n2, i64 %os)
+  %samesh = icmp eq ptr %sh2, %sh1
+  br i1 %samesh, label %bothok, label %cmpshape
+cmpshape:
+  %eq = call i32 @PyObject_RichCompareBool(ptr %sh1, ptr %sh2, i32 2)
+  %iseq = icmp eq i32 %eq, 1
+  br i1 %iseq, label %bothok, label %shapeno
+shapeno:
+  %cerr = icmp slt i32 %eq, 0
+  br i1 %cerr, label %clearfb, label %fallback
+clearfb:
+  call void @PyErr_Clear()
+  br label %fallback
+bothok:
+  call void @Py_IncRef(ptr %n1)
+  call void @Py_IncRef(ptr %n2)
+  br label %record
+rscalar:
+  %s2 = call ptr @lz_scalar(ptr %ctx, ptr %x2, ptr %d1)
+  %s2null = icmp eq ptr %s2, null
+  br i1 %s2null, label %scalarno, label %rscalar1
+rscalar1:
+  call void @Py_IncRef(ptr %n1)
+  br label %record
+notleft:
+  br i1 %a2, label %right, label %fallback
+right:
+  %n2r = call ptr @get(ptr %x2, i64 %an)
+  %n2rnull = icmp eq ptr %n2r, null
+  br i1 %n2rnull, label %fallback, label %right1
+right1:
+  %d2r = call ptr @get(ptr %n2r, i64 %od)
+  %sh2r = call ptr @get(ptr %n2r, i64 %os)
+  %s1 = call ptr @lz_scalar(ptr %ctx, ptr %x1, ptr %d2r)
+  %s1null = icmp eq ptr %s1, null
+  br i1 %s1null, label %scalarno, label %right2
+right2:
+  call void @Py_IncRef(ptr %n2r)
+  br label %record
+scalarno:
+  %serr = call i1 @failed()
+  br i1 %serr, label %error, label %fallback
+record:
+  %o1 = phi ptr [%n1, %bothok], [%n1, %rscalar1], [%s1, %right2]
+  %o2 = phi ptr [%n2, %bothok], [%s2, %rscalar1], [%n2r, %right2]
+  %d = phi ptr [%d1, %bothok], [%d1, %rscalar1], [%d2r, %right2]
+  %shape = phi ptr [%sh1, %bothok], [%sh1, %rscalar1], [%sh2r, %right2]
+  %results = call ptr @w(ptr %ctx, i64 $C_RESULTS$)
+  %rd = call ptr @PyDict_GetItemWithError(ptr %results, ptr %d)
+  %nord = icmp eq ptr %rd, null
+  br i1 %nord, label %nodtype, label %sign
+nodtype:
+  call void @Py_DecRef(ptr %o1)
+  call void @Py_DecRef(ptr %o2)
+  %derr = call i1 @failed()
+  br i1 %derr, label %error, label %fallback
+sign:
+  %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %sig1 = call ptr @get(ptr %o1, i64 %osig)
+  %sig2 = call ptr @get(ptr %o2, i64 %osig)
+  %sig = call ptr @lz_sig2(ptr %ctx, ptr %sig1, ptr %sig2)
+  %nosig = icmp eq ptr %sig, null
+  br i1 %nosig, label %dropboth, label %srcs
+dropboth:
+  call void @Py_DecRef(ptr %o1)
+  call void @Py_DecRef(ptr %o2)
+  br label %error
+srcs:
+  %src = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %o1, ptr %o2)
+  call void @Py_DecRef(ptr %o1)
+  %nosrc = icmp eq ptr %src, null
+  br i1 %nosrc, label %dropsig, label %node
+dropsig:
+  call void @Py_DecRef(ptr %o2)
+  call void @Py_DecRef(ptr %sig)
+  br label %error
+node:
+  %op = call ptr @w(ptr %ctx, i64 $C_OP$)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  ; (the shape stays alive: %o2 holds it until the node holds its own reference)
+  %nd = call ptr @lz_node(ptr %ctx, ptr %op, ptr %rd, ptr %shape, ptr %src, ptr %none, ptr %sig)
+  call void @Py_DecRef(ptr %o2)
+  %nond = icmp eq ptr %nd, null
+  br i1 %nond, label %error, label %wrap
+wrap:
+  %arr = call ptr @lz_wrap(ptr %ctx, ptr %nd)
+  ret ptr %arr
+error:
+  ret ptr null
+fallback:
+  %r = call ptr @lz_fallback2(ptr %ctx, ptr %fa, ptr %fb)
+  ret ptr %r
+}
+
+; ---- a unary op on %x
+define internal ptr @lz_unary(ptr %ctx, ptr %x) {
+entry:
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %t = call ptr @type(ptr %x)
+  %isa = icmp eq ptr %t, %at
+  br i1 %isa, label %arr, label %fallback
+arr:
+  %an = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %n = call ptr @get(ptr %x, i64 %an)
+  %nnull = icmp eq ptr %n, null
+  br i1 %nnull, label %fallback, label %have
+have:
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %d = call ptr @get(ptr %n, i64 %od)
+  %results = call ptr @w(ptr %ctx, i64 $C_RESULTS$)
+  %rd = call ptr @PyDict_GetItemWithError(ptr %results, ptr %d)
+  %nord = icmp eq ptr %rd, null
+  br i1 %nord, label %nodtype, label %sign
+nodtype:
+  %derr = call i1 @failed()
+  br i1 %derr, label %error, label %fallback
+sign:
+  call void @Py_IncRef(ptr %n)
+  %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %s = call ptr @get(ptr %n, i64 %osig)
+  %sig = call ptr @lz_sig1(ptr %ctx, ptr %s)
+  %nosig = icmp eq ptr %sig, null
+  br i1 %nosig, label %dropn, label %srcs
+srcs:
+  %src = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
+  %nosrc = icmp eq ptr %src, null
+  br i1 %nosrc, label %dropsig, label %node
+dropsig:
+  call void @Py_DecRef(ptr %sig)
+  br label %dropn
+dropn:
+  call void @Py_DecRef(ptr %n)
+  br label %error
+node:
+  %op = call ptr @w(ptr %ctx, i64 $C_OP$)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %os = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %shape = call ptr @get(ptr %n, i64 %os)
+  %nd = call ptr @lz_node(ptr %ctx, ptr %op, ptr %rd, ptr %shape, ptr %src, ptr %none, ptr %sig)
+  call void @Py_DecRef(ptr %n)
+  %nond = icmp eq ptr %nd, null
+  br i1 %nond, label %error, label %wrap
+wrap:
+  %a = call ptr @lz_wrap(ptr %ctx, ptr %nd)
+  ret ptr %a
+error:
+  ret ptr null
+fallback:
+  %r = call ptr @lz_fallback1(ptr %ctx, ptr %x)
+  ret ptr %r
+}
+
+; ---- a method: self is the Array (METH_O: %other is the operand; METH_NOARGS: NULL)
+define internal ptr @lz_method(ptr %ctx, ptr %self, ptr %other) {
+entry:
+  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
+  switch i64 %kind, label %unary [i64 0, label %forward
+                                  i64 1, label %reflected]
+forward:
+  %f = call ptr @lz_binary(ptr %ctx, ptr %self, ptr %other, ptr %self, ptr %other)
+  ret ptr %f
+reflected:
+  %r = call ptr @lz_binary(ptr %ctx, ptr %other, ptr %self, ptr %self, ptr %other)
+  ret ptr %r
+unary:
+  %u = call ptr @lz_unary(ptr %ctx, ptr %self)
+  ret ptr %u
+}
+
+; ---- a module function (METH_FASTCALL | METH_KEYWORDS): self is (context array, ...);
+; keywords go to the Python function (which says what is wrong with them)
+define ptr @lazyarray_rec_fn(ptr %self, ptr %args, i64 %nargs, ptr %kwnames) {
+entry:
+  %arr = call ptr @item(ptr %self, i64 0)
+  %ctx = call ptr @get(ptr %arr, i64 ARRAY_DATA)
+  %kw = icmp ne ptr %kwnames, null
+  br i1 %kw, label %other, label %positional
+positional:
+  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
+  %un = icmp eq i64 %kind, 2
+  br i1 %un, label %unary, label %binary
+unary:
+  %one = icmp eq i64 %nargs, 1
+  br i1 %one, label %unary1, label %other
+unary1:
+  %x = load ptr, ptr %args
+  %u = call ptr @lz_unary(ptr %ctx, ptr %x)
+  ret ptr %u
+binary:
+  %two = icmp eq i64 %nargs, 2
+  br i1 %two, label %binary1, label %other
+binary1:
+  %a = load ptr, ptr %args
+  %bp = getelementptr ptr, ptr %args, i64 1
+  %b = load ptr, ptr %bp
+  %r = call ptr @lz_binary(ptr %ctx, ptr %a, ptr %b, ptr %a, ptr %b)
+  ret ptr %r
+other:
+  %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %o = call ptr @PyObject_Vectorcall(ptr %fn, ptr %args, i64 %nargs, ptr %kwnames)
+  ret ptr %o
+}
+"""

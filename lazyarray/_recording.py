@@ -1,0 +1,192 @@
+"""Native recording: Array's elementwise operators recorded by native code
+(backend/recorder.py) once its unit is loaded.
+
+The unit is read from the disk cache by the import's preload thread (on a new
+machine it is compiled once in the background); until then, and wherever its
+layouts do not hold, the operators are the Python functions of
+``_array_object._make_op`` and ``_elementwise``.  Each installed method runs
+the same fast path as the function it replaces and calls that function for
+every other case, so results, signatures and errors are the same.
+``LAZYARRAY_NATIVE_RECORDING=0`` keeps the Python functions.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+
+import numpy as np
+
+from . import _dtypes as dt, _elementwise
+from ._array_object import Array
+from ._elementwise import _EXACT_INT, _FLOATING, _INT_BOUNDS
+from ._live import RECENT
+from .backend import ir, library, native, recorder, threads
+
+_lock = threading.Lock()
+_state: dict = {}  # "recorder": the loaded unit's Recorder, "installed": method names
+_PYTHON: dict = {}  # name -> the Python method or function a native one replaced
+_PACKAGE = __name__.rpartition(".")[0]
+_I64 = (-(1 << 63), (1 << 63) - 1)
+_EPOCH = "EPOCH"  # the name of ir's epoch counter, read by the unit from its module dict
+
+
+def enabled() -> bool:
+    return threads.env("LAZYARRAY_NATIVE_RECORDING").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
+def start() -> None:
+    """Load the unit when the building blocks are (or compile it in the background)."""
+    if not (enabled() and recorder.available()):
+        return
+    if library.preloading():
+        library.AFTER_PRELOAD.append(_load)
+    else:  # read from disk (or compiled) on the background thread, at a quiet moment
+        native.get(recorder.unit(), wait=False, disk=False, priority=native.LATER,
+                   on_ready=install, queue=library.prebuilding())
+
+
+def _load() -> None:
+    got = native.get(recorder.unit(), wait=False, disk=True, queue=False)
+    if got is not None:
+        install(got)
+    elif library.prebuilding():  # (else a machine without it keeps the Python methods)
+        native.get(recorder.unit(), wait=False, disk=False, priority=native.LATER,
+                   on_ready=install)
+
+
+def installed() -> tuple:
+    """The names of Array's methods and the package's functions that run native code
+    now."""
+    return tuple(_state.get("installed", ()))
+
+
+def install(addresses) -> None:
+    """Replace Array's elementwise operator methods by the unit's (once)."""
+    with _lock:
+        if "recorder" in _state:
+            return
+        rec = _state["recorder"] = recorder.Recorder(addresses)
+        common = _common()
+        if common is None:
+            return
+        done = []
+        for name, fn in list(vars(Array).items()):
+            info = getattr(fn, "_recording", None)
+            if info is None or not callable(fn):
+                continue
+            op, results, ids, kind = info
+            words, keep = _words(common, kind, op, results, ids, fn)
+            doc = (f"{name}($self, /)\n--\n\n" if kind == recorder.UNARY
+                   else f"{name}($self, other, /)\n--\n\n") + (fn.__doc__ or "")
+            method = rec.method(Array, name, doc, words, keep)
+            if method is None:
+                break
+            _PYTHON[name] = fn
+            setattr(Array, name, method)
+            done.append(name)
+        done += _functions(rec, common)
+        _state["installed"] = done
+
+
+class _Holder(tuple):
+    """A native function's ``__self__``: (its context, what the context names).  It
+    pickles as the package, so the function pickles as ``lazyarray.<name>`` (the way a
+    builtin function bound to an object pickles: ``getattr(its self, its name)``)."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (importlib.import_module, (_PACKAGE,))
+
+
+def _functions(rec, common) -> list:
+    """The package's elementwise functions with a fast path, replaced by native ones
+    (the modules that imported them keep the Python functions)."""
+    pkg = sys.modules.get(_PACKAGE)
+    done = []
+    for name, fn in list(vars(_elementwise).items()):
+        if pkg is None or getattr(pkg, name, None) is not fn or not callable(fn):
+            continue
+        unary = getattr(fn, "_recording", None)
+        binary = getattr(fn, "_recording_binary", None)
+        if unary is not None:
+            (op, results, ids, kind), params = unary, "x"
+        elif binary is not None:
+            (op, results, ids), kind, params = binary, recorder.BINARY, "x1, x2"
+        else:
+            continue
+        words, keep = _words(common, kind, op, results, ids, fn)
+        doc = f"{name}($module, {params}, /)\n--\n\n{fn.__doc__ or ''}"
+        native_fn = rec.function(name, doc, _PACKAGE, _Holder((recorder.context(words), keep)))
+        _PYTHON[name] = fn
+        setattr(pkg, name, native_fn)
+        done.append(name)
+    return done
+
+
+def load_now() -> bool:
+    """Load (compiling if needed) and install the unit on this thread (for tests);
+    whether Array's operators run native code."""
+    if enabled() and recorder.available() and "recorder" not in _state:
+        install(native.get(recorder.unit()))
+    with _lock:  # (an install under way on the preload thread)
+        return bool(installed())
+
+
+def _common():
+    """The context words every operator shares, and the objects they name; None when a
+    slot's offset cannot be read."""
+    offsets = [recorder.slot_offset(Array, s) for s in ("_node", "_pending")]
+    offsets += [recorder.slot_offset(ir.Node, s)
+                for s in ("op", "dtype", "shape", "srcs", "arg", "value", "sig")]
+    if None in offsets:
+        return None
+    where = tuple((i,) for i in range(ir.MAX_LEAVES + 1))
+    where_words = np.array([id(t) for t in where], dtype=np.int64)
+    dtypes = list(dt.ALL_DTYPES)
+    scalar_ids = [ir.leaf_id(ir.Op.SCALAR, d, ()) for d in dtypes]
+    table = []
+    for d, sid in zip(dtypes, scalar_ids):
+        flags, lo, hi = 0, 0, 0
+        if d in _FLOATING:
+            flags = recorder.FLOATING
+        elif d in _INT_BOUNDS:
+            flags = recorder.BOUNDED
+            lo, hi = (max(_INT_BOUNDS[d][0], _I64[0]), min(_INT_BOUNDS[d][1], _I64[1]))
+        table += [id(d), id(sid), flags, lo, hi]
+    table_words = np.array(table, dtype=np.int64)
+    append = RECENT.append
+    words = [0] * recorder.C_WORDS
+    (words[recorder.C_A_NODE], words[recorder.C_A_PENDING], words[recorder.C_N_OP],
+     words[recorder.C_N_DTYPE], words[recorder.C_N_SHAPE], words[recorder.C_N_SRCS],
+     words[recorder.C_N_ARG], words[recorder.C_N_VALUE], words[recorder.C_N_SIG]) = offsets
+    ir_dict = vars(ir)
+    for w, obj in ((recorder.C_ARRAY_T, Array), (recorder.C_NODE_T, ir.Node),
+                   (recorder.C_FLOAT_T, float), (recorder.C_INT_T, int),
+                   (recorder.C_TUPLE_T, tuple), (recorder.C_NONE, None),
+                   (recorder.C_MERGE, ir.merge_leaves), (recorder.C_NEW_ID, ir.new_id),
+                   (recorder.C_IR_DICT, ir_dict), (recorder.C_EPOCH_KEY, _EPOCH),
+                   (recorder.C_NEVER, ir.NEVER), (recorder.C_APPEND, append),
+                   (recorder.C_SCALAR_OP, ir.Op.SCALAR), (recorder.C_EMPTY, ())):
+        words[w] = id(obj)
+    words[recorder.C_WHERE] = where_words.ctypes.data
+    words[recorder.C_DTYPES] = table_words.ctypes.data
+    words[recorder.C_N_DTYPES] = len(dtypes)
+    words[recorder.C_MAX_LEAVES] = ir.MAX_LEAVES
+    words[recorder.C_EXACT] = _EXACT_INT
+    keep = (where, where_words, dtypes, scalar_ids, table_words, append, ir.NEVER, ir_dict,
+            _EPOCH)
+    return words, keep
+
+
+def _words(common, kind: int, op, results: dict, ids: dict, fallback) -> tuple:
+    words, keep = common
+    words = list(words)
+    words[recorder.C_KIND] = kind
+    words[recorder.C_OP] = id(op)
+    words[recorder.C_RESULTS] = id(results)
+    words[recorder.C_IDS] = id(ids)
+    words[recorder.C_FALLBACK] = id(fallback)
+    return words, (keep, op, results, ids, fallback)
