@@ -48,7 +48,8 @@ FLOATING, BOUNDED = 1, 2  # flags: takes floats and ints within C_EXACT; takes i
 API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple_New",
        "PyDict_GetItemWithError", "PyObject_RichCompareBool", "PyLong_AsLongLongAndOverflow",
        "PyWeakref_NewRef", "PyObject_CallFunctionObjArgs", "PyObject_Vectorcall",
-       "PyErr_Occurred", "PyErr_Clear", "PyDescr_NewMethod", "PyCFunction_NewEx")
+       "PyErr_Occurred", "PyErr_Clear", "PyDescr_NewMethod", "PyCFunction_NewEx",
+       "PyObject_GC_UnTrack")
 _METH_KEYWORDS, _METH_O, _METH_NOARGS, _METH_FASTCALL = 0x0002, 0x0008, 0x0004, 0x0080
 
 
@@ -180,6 +181,7 @@ declare ptr @PyObject_CallFunctionObjArgs(ptr, ...)
 declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)
 declare ptr @PyErr_Occurred()
 declare void @PyErr_Clear()
+declare void @PyObject_GC_UnTrack(ptr)
 
 @lazyarray_rec_ctx = dso_local global [STUBS x ptr] zeroinitializer
 
@@ -264,6 +266,10 @@ ok:
   call void @set(ptr %node, i64 %o6, ptr %value)
   %o7 = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
   call void @set(ptr %node, i64 %o7, ptr %sig)
+  ; a node is in no reference cycle (it reads older nodes and values only): the
+  ; collector need not traverse it (a long recorded graph's collections cost more than
+  ; its recording)
+  call void @PyObject_GC_UnTrack(ptr %node)
   ret ptr %node
 }
 
@@ -815,6 +821,7 @@ dropsig:
   call void @Py_DecRef(ptr %sig)
   br label %error
 node:
+  call void @PyObject_GC_UnTrack(ptr %src)
   %op = call ptr @w(ptr %ctx, i64 $C_OP$)
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   ; (the shape stays alive: %o2 holds it until the node holds its own reference)
@@ -872,6 +879,7 @@ dropn:
   call void @Py_DecRef(ptr %n)
   br label %error
 node:
+  call void @PyObject_GC_UnTrack(ptr %src)
   %op = call ptr @w(ptr %ctx, i64 $C_OP$)
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %os = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)

@@ -209,3 +209,31 @@ def test_a_leaf_met_again_is_found_among_the_leaves():
     _compare_calls(xp.multiply, _recording._PYTHON["multiply"], xfg, g)
     np.testing.assert_array_equal(np.asarray((xf * f) * f + xfg * g),
                                   np.arange(5.0) * f * f * f + np.arange(5.0) * f * g * g)
+
+
+def test_native_nodes_are_not_traversed_by_the_collector_and_still_freed():
+    """Native nodes (and their sources' tuples) are untracked by the garbage collector:
+    they are in no reference cycle, so a long graph does not make every collection
+    traverse it.  They are freed by reference counting, a cycle of the user's that holds
+    an array included."""
+    import weakref
+    x = xp.asarray(np.ones(8))
+    y = x * 2.0
+    z = -(y + 1.0)
+    assert not gc.is_tracked(y._node) and not gc.is_tracked(z._node)
+    assert not gc.is_tracked(y._node.srcs) and not gc.is_tracked(y._node.srcs[1])
+    ref = weakref.ref(y._node)
+    del y
+    assert ref() is not None  # z reads it
+    del z
+    assert ref() is None
+
+    class Holder:
+        pass
+    h = Holder()
+    h.arr, h.me = x * 3.0, h
+    ref = weakref.ref(h.arr._node)
+    del h
+    gc.collect()
+    assert ref() is None
+    np.testing.assert_array_equal(np.asarray(-(x * 2.0 + 1.0)), np.full(8, -3.0))
