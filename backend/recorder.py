@@ -1,14 +1,15 @@
 """Native recording: the fast paths of Array's operators as one unit of native code.
 
 Recording an elementwise op in Python (type checks, a scalar leaf, the node's
-signature, the node and its Array) costs 1.2-2 us; numpy computes a small
-array's op in less.  This unit does the same work through CPython's C API in a
+signature, the node and its Array) costs 1.2-2 us, a basic slice 3.7 us; numpy
+computes a small array's op in less.  This unit does the same work through CPython's C API in a
 few hundred nanoseconds: its functions are installed as Array's operator
 methods (method descriptors, ``METH_O``/``METH_NOARGS``) and module functions
 (``METH_FASTCALL | METH_KEYWORDS``), and do exactly what the Python fast paths of
 ``lazyarray/_elementwise.py`` do, for the cases those handle first: two arrays
 of one dtype and shape, or an array and a Python float or int that its dtype
-takes as is.  Everything else (and anything unexpected) calls the Python
+takes as is; and ``Array.__getitem__`` for basic keys of Python ints and
+unit-step slices (``_indexing._quick_basic`` and ``_views.track``).  Everything else (and anything unexpected) calls the Python
 function it replaces, which decides and raises as before.
 
 Each installed function reads a *context*: int64 words (``C_*`` below) naming
@@ -38,8 +39,13 @@ STUBS = 64  # method stubs, one per operator method installed (Array has 31)
 (C_KIND, C_ARRAY_T, C_NODE_T, C_FLOAT_T, C_INT_T, C_TUPLE_T, C_NONE, C_A_NODE, C_A_PENDING,
  C_N_OP, C_N_DTYPE, C_N_SHAPE, C_N_SRCS, C_N_ARG, C_N_VALUE, C_N_SIG, C_OP, C_RESULTS, C_IDS,
  C_FALLBACK, C_MERGE, C_NEW_ID, C_IR_DICT, C_EPOCH_KEY, C_NEVER, C_APPEND, C_SCALAR_OP, C_EMPTY,
- C_WHERE, C_DTYPES, C_N_DTYPES, C_MAX_LEAVES, C_EXACT, C_WORDS) = range(34)
-BINARY, REFLECTED, UNARY = 0, 1, 2  # C_KIND
+ C_WHERE, C_DTYPES, C_N_DTYPES, C_MAX_LEAVES, C_EXACT,
+ # basic indexing (GETITEM): the slice and list types, the items' tags, ir.structure_id's
+ # table and that function, Array's view slots, the index tag, _views.track
+ C_SLICE_T, C_LIST_T, C_S, C_I, C_ONE, C_STRUCT_IDS, C_STRUCTURE_ID, C_A_VIEW_OF, C_A_VIEWS,
+ C_INDEX, C_TRACK, C_WORDS) = range(45)
+BINARY, REFLECTED, UNARY, GETITEM = 0, 1, 2, 3  # C_KIND
+MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
 D_WORDS = 5
 FLOATING, BOUNDED = 1, 2  # flags: takes floats and ints within C_EXACT; takes ints in bounds
@@ -49,7 +55,7 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyDict_GetItemWithError", "PyObject_RichCompareBool", "PyLong_AsLongLongAndOverflow",
        "PyWeakref_NewRef", "PyObject_CallFunctionObjArgs", "PyObject_Vectorcall",
        "PyErr_Occurred", "PyErr_Clear", "PyDescr_NewMethod", "PyCFunction_NewEx",
-       "PyObject_GC_UnTrack")
+       "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append")
 _METH_KEYWORDS, _METH_O, _METH_NOARGS, _METH_FASTCALL = 0x0002, 0x0008, 0x0004, 0x0080
 
 
@@ -70,6 +76,7 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
         if name.startswith(("C_", "D_")) and isinstance(value, int):
             text = text.replace(f"${name}$", str(value))
     text = text.replace("$FLOATING$", str(FLOATING)).replace("$BOUNDED$", str(BOUNDED))
+    text = text.replace("$MAX_RANK$", str(MAX_RANK))
     parts = [text]
     for k in range(stubs):
         parts.append(
@@ -182,6 +189,10 @@ declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)
 declare ptr @PyErr_Occurred()
 declare void @PyErr_Clear()
 declare void @PyObject_GC_UnTrack(ptr)
+declare ptr @PyLong_FromLongLong(i64)
+declare ptr @PyList_New(i64)
+declare i32 @PyList_Append(ptr, ptr)
+declare {i64, i1} @llvm.smul.with.overflow.i64(i64, i64)
 
 @lazyarray_rec_ctx = dso_local global [STUBS x ptr] zeroinitializer
 
@@ -237,6 +248,11 @@ no:
 
 ; ---- a Node: srcs and sig are stolen, the rest borrowed; NULL on failure
 define internal ptr @lz_node(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %value, ptr %sig) {
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %n = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %none, ptr %value, ptr %sig)
+  ret ptr %n
+}
+define internal ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %arg, ptr %value, ptr %sig) {
   %nt = call ptr @w(ptr %ctx, i64 $C_NODE_T$)
   %node = call ptr @PyType_GenericAlloc(ptr %nt, i64 0)
   %bad = icmp eq ptr %node, null
@@ -246,11 +262,10 @@ fail:
   call void @Py_DecRef(ptr %sig)
   ret ptr null
 ok:
-  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   call void @Py_IncRef(ptr %op)
   call void @Py_IncRef(ptr %dtype)
   call void @Py_IncRef(ptr %shape)
-  call void @Py_IncRef(ptr %none)
+  call void @Py_IncRef(ptr %arg)
   call void @Py_IncRef(ptr %value)
   %o1 = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
   call void @set(ptr %node, i64 %o1, ptr %op)
@@ -261,7 +276,7 @@ ok:
   %o4 = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
   call void @set(ptr %node, i64 %o4, ptr %srcs)
   %o5 = call i64 @wi(ptr %ctx, i64 $C_N_ARG$)
-  call void @set(ptr %node, i64 %o5, ptr %none)
+  call void @set(ptr %node, i64 %o5, ptr %arg)
   %o6 = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
   call void @set(ptr %node, i64 %o6, ptr %value)
   %o7 = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
@@ -903,7 +918,8 @@ define internal ptr @lz_method(ptr %ctx, ptr %self, ptr %other) {
 entry:
   %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
   switch i64 %kind, label %unary [i64 0, label %forward
-                                  i64 1, label %reflected]
+                                  i64 1, label %reflected
+                                  i64 3, label %getitem]
 forward:
   %f = call ptr @lz_binary(ptr %ctx, ptr %self, ptr %other, ptr %self, ptr %other)
   ret ptr %f
@@ -913,6 +929,479 @@ reflected:
 unary:
   %u = call ptr @lz_unary(ptr %ctx, ptr %self)
   ret ptr %u
+getitem:
+  %g = call ptr @lz_getitem(ptr %ctx, ptr %self, ptr %other)
+  ret ptr %g
+}
+
+; ---- an exact Python int fitting int64 (and above its minimum): its value, *%ok = 1
+define internal i64 @lz_int(ptr %ctx, ptr %o, ptr %ok) {
+entry:
+  %ovf = alloca i32
+  store i1 0, ptr %ok
+  %t = call ptr @type(ptr %o)
+  %it = call ptr @w(ptr %ctx, i64 $C_INT_T$)
+  %isi = icmp eq ptr %t, %it
+  br i1 %isi, label %conv, label %no
+conv:
+  store i32 0, ptr %ovf
+  %v = call i64 @PyLong_AsLongLongAndOverflow(ptr %o, ptr %ovf)
+  %of = load i32, ptr %ovf
+  %over = icmp ne i32 %of, 0
+  %min = icmp eq i64 %v, -9223372036854775808
+  %out = or i1 %over, %min
+  br i1 %out, label %no, label %yes
+yes:
+  store i1 1, ptr %ok
+  ret i64 %v
+no:
+  ret i64 0
+}
+
+; ---- a unit-step slice's bound %v clamped to [0, %size], as Python clamps it
+define internal i64 @lz_clamp(i64 %v, i64 %size) {
+entry:
+  %neg = icmp slt i64 %v, 0
+  br i1 %neg, label %n, label %p
+n:
+  %s = add i64 %v, %size
+  %pos = icmp sgt i64 %s, 0
+  %r1 = select i1 %pos, i64 %s, i64 0
+  ret i64 %r1
+p:
+  %lt = icmp slt i64 %v, %size
+  %r2 = select i1 %lt, i64 %v, i64 %size
+  ret i64 %r2
+}
+
+; ---- x[key] for a basic index of Python ints and unit-step slices (bounds Python ints
+; or None) on concrete sizes, as _indexing._quick_basic records it and _views.track
+; links it; any other key, shape or size calls the Python function
+define internal ptr @lz_getitem(ptr %ctx, ptr %x, ptr %key) {
+entry:
+  %kinds = alloca [$MAX_RANK$ x i64]  ; 0: slice item as written, 1: clamped slice item, 2: int
+  %firsts = alloca [$MAX_RANK$ x i64]
+  %cnts = alloca [$MAX_RANK$ x i64]   ; the axis's new size; -1: dropped (an int)
+  %okp = alloca i1
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %t = call ptr @type(ptr %x)
+  %isa = icmp eq ptr %t, %at
+  br i1 %isa, label %hasnode, label %fallback
+hasnode:
+  %an = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %n = call ptr @get(ptr %x, i64 %an)
+  %nnull = icmp eq ptr %n, null
+  br i1 %nnull, label %fallback, label %shape
+shape:
+  %os = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %sh = call ptr @get(ptr %n, i64 %os)
+  %rank = call i64 @size(ptr %sh)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %kt = call ptr @type(ptr %key)
+  %iskt = icmp eq ptr %kt, %tt
+  br i1 %iskt, label %ktuple, label %keyed
+ktuple:
+  %nkt = call i64 @size(ptr %key)
+  br label %keyed
+keyed:
+  %nk = phi i64 [%nkt, %ktuple], [1, %shape]
+  %toolong = icmp sgt i64 %nk, %rank
+  %toomany = icmp sgt i64 %nk, $MAX_RANK$
+  %bad = or i1 %toolong, %toomany
+  br i1 %bad, label %fallback, label %loop
+loop:
+  %d = phi i64 [0, %keyed], [%d1, %store]
+  %last = phi i64 [0, %keyed], [%last1, %store]
+  %more = icmp slt i64 %d, %nk
+  br i1 %more, label %dim, label %dims_done
+dim:
+  br i1 %iskt, label %kfromt, label %haskey
+kfromt:
+  %kd = call ptr @item(ptr %key, i64 %d)
+  br label %haskey
+haskey:
+  %k = phi ptr [%kd, %kfromt], [%key, %dim]
+  %szo = call ptr @item(ptr %sh, i64 %d)
+  %size = call i64 @lz_int(ptr %ctx, ptr %szo, ptr %okp)
+  %szok = load i1, ptr %okp
+  br i1 %szok, label %kind, label %fallback
+kind:
+  %ktp = call ptr @type(ptr %k)
+  %slt = call ptr @w(ptr %ctx, i64 $C_SLICE_T$)
+  %iss = icmp eq ptr %ktp, %slt
+  br i1 %iss, label %slice, label %notslice
+slice:
+  %start = call ptr @get(ptr %k, i64 16)
+  %stop = call ptr @get(ptr %k, i64 24)
+  %step = call ptr @get(ptr %k, i64 32)
+  %stepnone = icmp eq ptr %step, %none
+  br i1 %stepnone, label %bounds, label %stepint
+stepint:
+  %sv = call i64 @lz_int(ptr %ctx, ptr %step, ptr %okp)
+  %svok = load i1, ptr %okp
+  %one = icmp eq i64 %sv, 1
+  %unit = and i1 %svok, %one
+  br i1 %unit, label %bounds, label %fallback
+bounds:
+  %startnone = icmp eq ptr %start, %none
+  br i1 %startnone, label %firstdone, label %firstint
+firstint:
+  %sv1 = call i64 @lz_int(ptr %ctx, ptr %start, ptr %okp)
+  %sv1ok = load i1, ptr %okp
+  br i1 %sv1ok, label %firstc, label %fallback
+firstc:
+  %fc = call i64 @lz_clamp(i64 %sv1, i64 %size)
+  br label %firstdone
+firstdone:
+  %first = phi i64 [%fc, %firstc], [0, %bounds]
+  %stopnone = icmp eq ptr %stop, %none
+  br i1 %stopnone, label %enddone, label %endint
+endint:
+  %ev = call i64 @lz_int(ptr %ctx, ptr %stop, ptr %okp)
+  %evok = load i1, ptr %okp
+  br i1 %evok, label %endc, label %fallback
+endc:
+  %ec = call i64 @lz_clamp(i64 %ev, i64 %size)
+  br label %enddone
+enddone:
+  %end = phi i64 [%ec, %endc], [%size, %firstdone]
+  %gt = icmp sgt i64 %end, %first
+  %diff = sub i64 %end, %first
+  %cnt = select i1 %gt, i64 %diff, i64 0
+  %keep = icmp sgt i64 %cnt, 1
+  %kslice = select i1 %keep, i64 0, i64 1
+  %isfull = and i1 %startnone, %stopnone
+  %full = and i1 %isfull, %keep
+  br label %store
+notslice:
+  %iv = call i64 @lz_int(ptr %ctx, ptr %k, ptr %okp)
+  %ivok = load i1, ptr %okp
+  br i1 %ivok, label %intrange, label %fallback
+intrange:
+  %negsize = sub i64 0, %size
+  %ge = icmp sge i64 %iv, %negsize
+  %ltsz = icmp slt i64 %iv, %size
+  %inr = and i1 %ge, %ltsz
+  br i1 %inr, label %store, label %fallback
+store:
+  %kd_ = phi i64 [%kslice, %enddone], [2, %intrange]
+  %fd_ = phi i64 [%first, %enddone], [0, %intrange]
+  %cd_ = phi i64 [%cnt, %enddone], [-1, %intrange]
+  %fl_ = phi i1 [%full, %enddone], [0, %intrange]
+  %kp = getelementptr i64, ptr %kinds, i64 %d
+  store i64 %kd_, ptr %kp
+  %fp = getelementptr i64, ptr %firsts, i64 %d
+  store i64 %fd_, ptr %fp
+  %cp = getelementptr i64, ptr %cnts, i64 %d
+  store i64 %cd_, ptr %cp
+  %d1 = add i64 %d, 1
+  %last1 = select i1 %fl_, i64 %last, i64 %d1
+  br label %loop
+dims_done:
+  %allfull = icmp eq i64 %last, 0
+  br i1 %allfull, label %fallback, label %ploop
+; the new shape's rank and size: every size an int, the size above 0 and within int64
+ploop:
+  %j = phi i64 [0, %dims_done], [%j1, %pnext]
+  %prod = phi i64 [1, %dims_done], [%prod1, %pnext]
+  %outr = phi i64 [0, %dims_done], [%outr1, %pnext]
+  %pm = icmp slt i64 %j, %rank
+  br i1 %pm, label %pdim, label %pdone
+pdim:
+  %inkey = icmp slt i64 %j, %nk
+  br i1 %inkey, label %pkeyed, label %ptrail
+pkeyed:
+  %cpj = getelementptr i64, ptr %cnts, i64 %j
+  %cj = load i64, ptr %cpj
+  %dropped = icmp slt i64 %cj, 0
+  br i1 %dropped, label %pnext, label %pmul
+ptrail:
+  %tso = call ptr @item(ptr %sh, i64 %j)
+  %tv = call i64 @lz_int(ptr %ctx, ptr %tso, ptr %okp)
+  %tvok = load i1, ptr %okp
+  br i1 %tvok, label %pmul, label %fallback
+pmul:
+  %sz = phi i64 [%cj, %pkeyed], [%tv, %ptrail]
+  %m = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %prod, i64 %sz)
+  %mv = extractvalue {i64, i1} %m, 0
+  %mo = extractvalue {i64, i1} %m, 1
+  %outr2 = add i64 %outr, 1
+  br i1 %mo, label %fallback, label %pnext
+pnext:
+  %prod1 = phi i64 [%mv, %pmul], [%prod, %pkeyed]
+  %outr1 = phi i64 [%outr2, %pmul], [%outr, %pkeyed]
+  %j1 = add i64 %j, 1
+  br label %ploop
+pdone:
+  %pos = icmp sgt i64 %prod, 0
+  br i1 %pos, label %build, label %fallback
+; ---- from here on only memory can fail: the items
+build:
+  %sstr = call ptr @w(ptr %ctx, i64 $C_S$)
+  %istr = call ptr @w(ptr %ctx, i64 $C_I$)
+  %onev = call ptr @w(ptr %ctx, i64 $C_ONE$)
+  %arg = call ptr @PyTuple_New(i64 %last)
+  %noarg = icmp eq ptr %arg, null
+  br i1 %noarg, label %error, label %items
+items:
+  %i = phi i64 [0, %build], [%i1, %itemput]
+  %im = icmp slt i64 %i, %last
+  br i1 %im, label %itemk, label %shapeb
+itemk:
+  br i1 %iskt, label %ikt, label %ik
+ikt:
+  %kk1 = call ptr @item(ptr %key, i64 %i)
+  br label %ik
+ik:
+  %kk = phi ptr [%kk1, %ikt], [%key, %itemk]
+  %kpi = getelementptr i64, ptr %kinds, i64 %i
+  %kindi = load i64, ptr %kpi
+  switch i64 %kindi, label %itint [i64 0, label %itkept
+                                   i64 1, label %itclamped]
+itkept:
+  %s0 = call ptr @get(ptr %kk, i64 16)
+  %s1 = call ptr @get(ptr %kk, i64 24)
+  %tup0 = call ptr (i64, ...) @PyTuple_Pack(i64 4, ptr %sstr, ptr %s0, ptr %s1, ptr %onev)
+  br label %itemset
+itclamped:
+  %fpi = getelementptr i64, ptr %firsts, i64 %i
+  %firsti = load i64, ptr %fpi
+  %cpi = getelementptr i64, ptr %cnts, i64 %i
+  %cnti = load i64, ptr %cpi
+  %nz = icmp ne i64 %cnti, 0
+  %a = select i1 %nz, i64 %firsti, i64 0
+  %b0 = add i64 %firsti, %cnti
+  %b = select i1 %nz, i64 %b0, i64 0
+  %la = call ptr @PyLong_FromLongLong(i64 %a)
+  %nola = icmp eq ptr %la, null
+  br i1 %nola, label %errorarg, label %itlb
+itlb:
+  %lb = call ptr @PyLong_FromLongLong(i64 %b)
+  %nolb = icmp eq ptr %lb, null
+  br i1 %nolb, label %errorla, label %itpack
+errorla:
+  call void @Py_DecRef(ptr %la)
+  br label %errorarg
+itpack:
+  %tup1 = call ptr (i64, ...) @PyTuple_Pack(i64 4, ptr %sstr, ptr %la, ptr %lb, ptr %onev)
+  call void @Py_DecRef(ptr %la)
+  call void @Py_DecRef(ptr %lb)
+  br label %itemset
+itint:
+  %tup2 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %istr, ptr %kk)
+  br label %itemset
+itemset:
+  %tup = phi ptr [%tup0, %itkept], [%tup1, %itpack], [%tup2, %itint]
+  %notup = icmp eq ptr %tup, null
+  br i1 %notup, label %errorarg, label %itemput
+itemput:
+  %io = mul i64 %i, 8
+  %io1 = add i64 %io, TUPLE_ITEMS
+  call void @set(ptr %arg, i64 %io1, ptr %tup)
+  %i1 = add i64 %i, 1
+  br label %items
+; ---- the new shape: the sliced axes' sizes, then the axes the key did not reach
+shapeb:
+  %nsh = call ptr @PyTuple_New(i64 %outr)
+  %nonsh = icmp eq ptr %nsh, null
+  br i1 %nonsh, label %errorarg, label %sloop
+sloop:
+  %q = phi i64 [0, %shapeb], [%q1, %snext]
+  %p = phi i64 [0, %shapeb], [%p1, %snext]
+  %sm = icmp slt i64 %q, %rank
+  br i1 %sm, label %sdim, label %sig
+sdim:
+  %qin = icmp slt i64 %q, %nk
+  br i1 %qin, label %skeyed, label %strail
+skeyed:
+  %cpq = getelementptr i64, ptr %cnts, i64 %q
+  %cq = load i64, ptr %cpq
+  %qdropped = icmp slt i64 %cq, 0
+  br i1 %qdropped, label %snext, label %snew
+snew:
+  %lq = call ptr @PyLong_FromLongLong(i64 %cq)
+  %nolq = icmp eq ptr %lq, null
+  br i1 %nolq, label %errorboth, label %sput
+strail:
+  %oq = call ptr @item(ptr %sh, i64 %q)
+  call void @Py_IncRef(ptr %oq)
+  br label %sput
+sput:
+  %vq = phi ptr [%lq, %snew], [%oq, %strail]
+  %po = mul i64 %p, 8
+  %po1 = add i64 %po, TUPLE_ITEMS
+  call void @set(ptr %nsh, i64 %po1, ptr %vq)
+  %p2 = add i64 %p, 1
+  br label %snext
+snext:
+  %p1 = phi i64 [%p, %skeyed], [%p2, %sput]
+  %q1 = add i64 %q, 1
+  br label %sloop
+; ---- the signature (ir.signature_of of one source: structure_id of the part)
+sig:
+  %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %ssig = call ptr @get(ptr %n, i64 %osig)
+  %signone = icmp eq ptr %ssig, %none
+  br i1 %signone, label %nosig, label %sigcheck
+sigcheck:
+  %sok = call i1 @triple(ptr %ctx, ptr %ssig)
+  br i1 %sok, label %part, label %nosig
+part:
+  %op = call ptr @w(ptr %ctx, i64 $C_OP$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %dt = call ptr @get(ptr %n, i64 %od)
+  %k0 = call ptr @item(ptr %ssig, i64 0)
+  %pt = call ptr (i64, ...) @PyTuple_Pack(i64 5, ptr %op, ptr %dt, ptr %nsh, ptr %arg, ptr %k0)
+  %nopt = icmp eq ptr %pt, null
+  br i1 %nopt, label %errorboth, label %lookup
+lookup:
+  %sids = call ptr @w(ptr %ctx, i64 $C_STRUCT_IDS$)
+  %hit = call ptr @PyDict_GetItemWithError(ptr %sids, ptr %pt)
+  %miss = icmp eq ptr %hit, null
+  br i1 %miss, label %missed, label %found
+found:
+  call void @Py_IncRef(ptr %hit)
+  br label %gotid
+missed:
+  %lerr = call i1 @failed()
+  br i1 %lerr, label %errorpt, label %newid
+errorpt:
+  call void @Py_DecRef(ptr %pt)
+  br label %errorboth
+newid:
+  %sfn = call ptr @w(ptr %ctx, i64 $C_STRUCTURE_ID$)
+  %made = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %sfn, ptr %pt, ptr null)
+  %nomade = icmp eq ptr %made, null
+  br i1 %nomade, label %errorpt, label %gotid
+gotid:
+  %id = phi ptr [%hit, %found], [%made, %newid]
+  call void @Py_DecRef(ptr %pt)
+  %idnone = icmp eq ptr %id, %none
+  br i1 %idnone, label %sigdone, label %epoch
+epoch:
+  %e = call ptr @item(ptr %ssig, i64 2)
+  %ep = call ptr @lz_epoch(ptr %ctx, ptr %e)
+  %noep = icmp eq ptr %ep, null
+  br i1 %noep, label %errorid, label %sigpack
+errorid:
+  call void @Py_DecRef(ptr %id)
+  br label %errorboth
+sigpack:
+  %lv = call ptr @item(ptr %ssig, i64 1)
+  %sg = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %id, ptr %lv, ptr %ep)
+  call void @Py_DecRef(ptr %id)
+  %nosg = icmp eq ptr %sg, null
+  br i1 %nosg, label %errorboth, label %sigdone
+nosig:
+  call void @Py_IncRef(ptr %none)
+  br label %sigdone
+sigdone:
+  ; (a None id is the new reference to None the signature takes)
+  %sigv = phi ptr [%id, %gotid], [%sg, %sigpack], [%none, %nosig]
+  %src = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
+  %nosrc = icmp eq ptr %src, null
+  br i1 %nosrc, label %errorsig, label %node
+errorsig:
+  call void @Py_DecRef(ptr %sigv)
+  br label %errorboth
+node:
+  call void @PyObject_GC_UnTrack(ptr %src)
+  %opn = call ptr @w(ptr %ctx, i64 $C_OP$)
+  %odn = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %dtn = call ptr @get(ptr %n, i64 %odn)
+  %nd = call ptr @lz_node_arg(ptr %ctx, ptr %opn, ptr %dtn, ptr %nsh, ptr %src, ptr %arg, ptr %none, ptr %sigv)
+  call void @Py_DecRef(ptr %nsh)
+  call void @Py_DecRef(ptr %arg)
+  %nond = icmp eq ptr %nd, null
+  br i1 %nond, label %error, label %wrap
+wrap:
+  %out = call ptr @lz_wrap(ptr %ctx, ptr %nd)
+  %noout = icmp eq ptr %out, null
+  br i1 %noout, label %error, label %track
+; ---- the view's link to its base (_views._link)
+track:
+  %ovs = call i64 @wi(ptr %ctx, i64 $C_A_VIEWS$)
+  %views = call ptr @get(ptr %x, i64 %ovs)
+  %noviews = icmp eq ptr %views, null
+  br i1 %noviews, label %link, label %haveviews
+haveviews:
+  %vt = call ptr @type(ptr %views)
+  %lt = call ptr @w(ptr %ctx, i64 $C_LIST_T$)
+  %isl = icmp eq ptr %vt, %lt
+  br i1 %isl, label %vlen, label %pytrack
+vlen:
+  %len = call i64 @size(ptr %views)
+  %nl = add i64 %len, 1
+  %nl1 = sub i64 %nl, 1
+  %pow = and i64 %nl, %nl1
+  %ispow = icmp eq i64 %pow, 0
+  %big = icmp sge i64 %nl, 16
+  %prune = and i1 %ispow, %big
+  br i1 %prune, label %pytrack, label %link
+pytrack:
+  ; dead views are dropped at powers of two: the Python function does all of it
+  %trk = call ptr @w(ptr %ctx, i64 $C_TRACK$)
+  %tr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %trk, ptr %x, ptr %key, ptr %out, ptr null)
+  call void @Py_DecRef(ptr %out)
+  ret ptr %tr
+link:
+  %istr2 = call ptr @w(ptr %ctx, i64 $C_INDEX$)
+  %how = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %istr2, ptr %key)
+  %nohow = icmp eq ptr %how, null
+  br i1 %nohow, label %errorout, label %viewof
+viewof:
+  %vo = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %x, ptr %how)
+  call void @Py_DecRef(ptr %how)
+  %novo = icmp eq ptr %vo, null
+  br i1 %novo, label %errorout, label %setvo
+setvo:
+  %ovo = call i64 @wi(ptr %ctx, i64 $C_A_VIEW_OF$)
+  call void @set(ptr %out, i64 %ovo, ptr %vo)
+  %ref = call ptr @PyWeakref_NewRef(ptr %out, ptr null)
+  %noref = icmp eq ptr %ref, null
+  br i1 %noref, label %errorout, label %addref
+addref:
+  br i1 %noviews, label %newlist, label %append
+newlist:
+  %l = call ptr @PyList_New(i64 0)
+  %nol = icmp eq ptr %l, null
+  br i1 %nol, label %errorref, label %lappend
+lappend:
+  %rc = call i32 @PyList_Append(ptr %l, ptr %ref)
+  call void @Py_DecRef(ptr %ref)
+  %rcbad = icmp ne i32 %rc, 0
+  br i1 %rcbad, label %errorl, label %setl
+errorl:
+  call void @Py_DecRef(ptr %l)
+  br label %errorout
+setl:
+  call void @set(ptr %x, i64 %ovs, ptr %l)
+  ret ptr %out
+append:
+  %rc2 = call i32 @PyList_Append(ptr %views, ptr %ref)
+  call void @Py_DecRef(ptr %ref)
+  %rc2bad = icmp ne i32 %rc2, 0
+  br i1 %rc2bad, label %errorout, label %appended
+appended:
+  ret ptr %out
+errorref:
+  call void @Py_DecRef(ptr %ref)
+  br label %errorout
+errorout:
+  call void @Py_DecRef(ptr %out)
+  br label %error
+errorboth:
+  call void @Py_DecRef(ptr %nsh)
+  br label %errorarg
+errorarg:
+  call void @Py_DecRef(ptr %arg)
+  br label %error
+error:
+  ret ptr null
+fallback:
+  %r = call ptr @lz_fallback2(ptr %ctx, ptr %x, ptr %key)
+  ret ptr %r
 }
 
 ; ---- a module function (METH_FASTCALL | METH_KEYWORDS): self is (context array, ...);

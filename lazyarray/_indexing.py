@@ -26,6 +26,7 @@ from ._manipulation import (_broadcastable, broadcast_shapes, broadcast_to, cast
 from . import _dtypes as dt
 from ._views import rebind, track
 from .backend.ir import Dim, Node, Op
+from .backend.recorder import GETITEM
 
 
 def _as_index(item, axis: int) -> int:
@@ -126,6 +127,10 @@ def getitem(x: Array, key) -> Array:
     if any(isinstance(k, Array) for k in simple):
         return _array_getitem(x, simple)
     return track(x, simple, _basic_getitem(x, simple))
+
+
+# natively (lazyarray/_recording.py) for the keys _quick_basic takes, the same nodes
+getitem._recording = (Op.SLICE, {}, {}, GETITEM)
 
 
 def basic_view_node(base: Array, key) -> Node:

@@ -21,6 +21,7 @@ from . import _dtypes as dt, _elementwise
 from ._array_object import Array
 from ._elementwise import _EXACT_INT, _FLOATING, _INT_BOUNDS
 from ._live import RECENT
+from ._views import track
 from .backend import ir, library, native, recorder, threads
 
 _lock = threading.Lock()
@@ -29,6 +30,7 @@ _PYTHON: dict = {}  # name -> the Python method or function a native one replace
 _PACKAGE = __name__.rpartition(".")[0]
 _I64 = (-(1 << 63), (1 << 63) - 1)
 _EPOCH = "EPOCH"  # the name of ir's epoch counter, read by the unit from its module dict
+_TAGS = ("s", "i", "index")  # a basic index's item tags and a view's link tag
 
 
 def enabled() -> bool:
@@ -78,8 +80,8 @@ def install(addresses) -> None:
                 continue
             op, results, ids, kind = info
             words, keep = _words(common, kind, op, results, ids, fn)
-            doc = (f"{name}($self, /)\n--\n\n" if kind == recorder.UNARY
-                   else f"{name}($self, other, /)\n--\n\n") + (fn.__doc__ or "")
+            params = {recorder.UNARY: "", recorder.GETITEM: ", key"}.get(kind, ", other")
+            doc = f"{name}($self{params}, /)\n--\n\n{fn.__doc__ or ''}"
             method = rec.method(Array, name, doc, words, keep)
             if method is None:
                 break
@@ -138,7 +140,8 @@ def load_now() -> bool:
 def _common():
     """The context words every operator shares, and the objects they name; None when a
     slot's offset cannot be read."""
-    offsets = [recorder.slot_offset(Array, s) for s in ("_node", "_pending")]
+    offsets = [recorder.slot_offset(Array, s)
+               for s in ("_node", "_pending", "_view_of", "_views")]
     offsets += [recorder.slot_offset(ir.Node, s)
                 for s in ("op", "dtype", "shape", "srcs", "arg", "value", "sig")]
     if None in offsets:
@@ -159,7 +162,8 @@ def _common():
     table_words = np.array(table, dtype=np.int64)
     append = RECENT.append
     words = [0] * recorder.C_WORDS
-    (words[recorder.C_A_NODE], words[recorder.C_A_PENDING], words[recorder.C_N_OP],
+    (words[recorder.C_A_NODE], words[recorder.C_A_PENDING], words[recorder.C_A_VIEW_OF],
+     words[recorder.C_A_VIEWS], words[recorder.C_N_OP],
      words[recorder.C_N_DTYPE], words[recorder.C_N_SHAPE], words[recorder.C_N_SRCS],
      words[recorder.C_N_ARG], words[recorder.C_N_VALUE], words[recorder.C_N_SIG]) = offsets
     ir_dict = vars(ir)
@@ -169,7 +173,11 @@ def _common():
                    (recorder.C_MERGE, ir.merge_leaves), (recorder.C_NEW_ID, ir.new_id),
                    (recorder.C_IR_DICT, ir_dict), (recorder.C_EPOCH_KEY, _EPOCH),
                    (recorder.C_NEVER, ir.NEVER), (recorder.C_APPEND, append),
-                   (recorder.C_SCALAR_OP, ir.Op.SCALAR), (recorder.C_EMPTY, ())):
+                   (recorder.C_SCALAR_OP, ir.Op.SCALAR), (recorder.C_EMPTY, ()),
+                   (recorder.C_SLICE_T, slice), (recorder.C_LIST_T, list),
+                   (recorder.C_S, _TAGS[0]), (recorder.C_I, _TAGS[1]), (recorder.C_ONE, 1),
+                   (recorder.C_STRUCT_IDS, ir._IDS), (recorder.C_STRUCTURE_ID, ir.structure_id),
+                   (recorder.C_INDEX, _TAGS[2]), (recorder.C_TRACK, track)):
         words[w] = id(obj)
     words[recorder.C_WHERE] = where_words.ctypes.data
     words[recorder.C_DTYPES] = table_words.ctypes.data
@@ -177,7 +185,7 @@ def _common():
     words[recorder.C_MAX_LEAVES] = ir.MAX_LEAVES
     words[recorder.C_EXACT] = _EXACT_INT
     keep = (where, where_words, dtypes, scalar_ids, table_words, append, ir.NEVER, ir_dict,
-            _EPOCH)
+            _EPOCH, _TAGS, ir._IDS, ir.structure_id, track)
     return words, keep
 
 

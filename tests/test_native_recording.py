@@ -237,3 +237,56 @@ def test_native_nodes_are_not_traversed_by_the_collector_and_still_freed():
     gc.collect()
     assert ref() is None
     np.testing.assert_array_equal(np.asarray(-(x * 2.0 + 1.0)), np.full(8, -3.0))
+
+
+KEYS = [0, -1, 3, -4, 9, -10, 10, -11, 2 ** 63, -(2 ** 63), True, np.int64(2), slice(None),
+        slice(1, -1), slice(2, None), slice(None, -2), slice(-100, 100), slice(5, 2),
+        slice(2, 3), slice(3, 3), slice(1, None, 1), slice(1, None, 2), slice(None, None, -1),
+        slice(True, 3), slice(1.0, 3), slice(2 ** 63, None), slice(-(2 ** 63), None),
+        (slice(1, -1), slice(2, None)), (1, 2), (slice(None), 1), (slice(None), slice(None)),
+        (slice(1, 3), -1), (0, slice(None), 1), (Ellipsis, 1), (None, 1), (slice(1, 2),),
+        (), [0, 1], "a"]
+
+
+def test_basic_indexing_records_as_python_does():
+    vec = xp.asarray(np.arange(10.0))
+    mat = xp.asarray(np.arange(24.0).reshape(4, 6))
+    cube = xp.asarray(np.arange(24).reshape(2, 3, 4))
+    empty = xp.asarray(np.zeros((0, 3)))
+    deep = xp.asarray(np.zeros((1,) * 9))
+    sym = xp.placeholder(("n", 3), xp.float64)
+    held = mat * 2.0
+    for base in (vec, mat, cube, empty, deep, sym, held, xp.asarray(np.float64(1.0)),
+                 xp.asarray(np.arange(10) > 3)):
+        for key in KEYS:
+            got = _outcome(base.__getitem__, key)
+            want = _outcome(_recording._PYTHON["__getitem__"], base, key)
+            assert got[0] == want[0], (base, key, got, want)
+            if got[0] != "array":
+                assert got == want
+                continue
+            a, b = got[1], want[1]
+            _same_node(a._node, b._node)
+            link_a = getattr(a, "_view_of", None)
+            link_b = getattr(b, "_view_of", None)
+            assert (link_a is None) == (link_b is None)
+            if link_a is not None:
+                assert link_a[0] is link_b[0] and link_a[1] == link_b[1]
+
+
+def test_native_views_write_through_and_their_list_is_pruned():
+    """A native view links to its base as _views.track does: writes go both ways, and a
+    base's list of views drops the dead ones at each power of two from 16."""
+    a = xp.asarray(np.arange(12.0).reshape(3, 4))
+    v = a[1:, 1:3]
+    assert type(xp.Array.__getitem__).__name__ == "method_descriptor"
+    v[0, 0] = -1.0
+    assert float(a[1, 1]) == -1.0
+    a[2, 2] = -2.0
+    assert float(v[1, 1]) == -2.0
+    for i in range(100):
+        a[1:]  # dead at once
+    assert len(a._views) < 40
+    alive = [a[i % 3] for i in range(40)]
+    assert sum(r() is not None for r in a._views) >= 40
+    assert np.asarray(alive[4]).tolist() == np.asarray(a)[1].tolist()
