@@ -109,7 +109,7 @@ def _functions(rec, common) -> list:
     pkg = sys.modules.get(_PACKAGE)
     done = []
     for name, fn in list(vars(_elementwise).items()):
-        if pkg is None or getattr(pkg, name, None) is not fn or not callable(fn):
+        if pkg is None or vars(pkg).get(name) is not fn or not callable(fn):
             continue
         unary = getattr(fn, "_recording", None)
         binary = getattr(fn, "_recording_binary", None)
