@@ -1,13 +1,15 @@
-"""Native recording: Array's elementwise operators recorded by native code
-(backend/recorder.py) once its unit is loaded.
+"""Native recording: Array's elementwise operators and basic indexing, and the
+package's elementwise functions, recorded by native code (backend/recorder.py)
+once its unit is loaded.
 
 The unit is read from the disk cache by the import's preload thread (on a new
 machine it is compiled once in the background); until then, and wherever its
-layouts do not hold, the operators are the Python functions of
-``_array_object._make_op`` and ``_elementwise``.  Each installed method runs
-the same fast path as the function it replaces and calls that function for
-every other case, so results, signatures and errors are the same.
-``LAZYARRAY_NATIVE_RECORDING=0`` keeps the Python functions.
+layouts do not hold, they are the Python functions of ``_array_object._make_op``,
+``_elementwise`` and ``_indexing``.  Each installed method or function runs the
+same fast path as the function it replaces (tagged ``_recording`` or
+``_recording_binary`` there) and calls that function for every other case, so
+results, signatures and errors are the same.  ``LAZYARRAY_NATIVE_RECORDING=0``
+keeps the Python functions.
 """
 from __future__ import annotations
 
@@ -65,7 +67,8 @@ def installed() -> tuple:
 
 
 def install(addresses) -> None:
-    """Replace Array's elementwise operator methods by the unit's (once)."""
+    """Replace Array's tagged methods and the package's tagged functions by the unit's
+    (once)."""
     with _lock:
         if "recorder" in _state:
             return
