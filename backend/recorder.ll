@@ -555,7 +555,11 @@ define internal i1 @failed() {
   ret i1 %e
 }
 
-; ---- a binary op on %x1, %x2 (the fallback gets %fa, %fb: the method's own order)
+; ---- a binary op on %x1, %x2 (the fallback gets %fa, %fb: the method's own order).
+; The nodes read from the arrays are held from the moment they are read: a call below
+; may run Python code (a Dim's __eq__, a collection's finalizer, a function of ir), and
+; meanwhile another thread may rebind an array (a write) or evaluate a node (its
+; signature replaced)
 define internal ptr @lz_binary(ptr %ctx, ptr %x1, ptr %x2, ptr %fa, ptr %fb) {
 entry:
   %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
@@ -572,17 +576,19 @@ left:
   %n1null = icmp eq ptr %n1, null
   br i1 %n1null, label %fallback, label %left1
 left1:
+  call void @Py_IncRef(ptr %n1)
   %d1 = call ptr @get(ptr %n1, i64 %od)
   %sh1 = call ptr @get(ptr %n1, i64 %os)
   br i1 %a2, label %both, label %rscalar
 both:
   %n2 = call ptr @get(ptr %x2, i64 %an)
   %n2null = icmp eq ptr %n2, null
-  br i1 %n2null, label %fallback, label %both1
+  br i1 %n2null, label %fb1, label %both1
 both1:
+  call void @Py_IncRef(ptr %n2)
   %d2 = call ptr @get(ptr %n2, i64 %od)
   %samed = icmp eq ptr %d2, %d1
-  br i1 %samed, label %both2, label %fallback
+  br i1 %samed, label %both2, label %fb12
 both2:
   %sh2 = call ptr @get(ptr %n2, i64 %os)
   %samesh = icmp eq ptr %sh2, %sh1
@@ -593,21 +599,25 @@ cmpshape:
   br i1 %iseq, label %bothok, label %shapeno
 shapeno:
   %cerr = icmp slt i32 %eq, 0
-  br i1 %cerr, label %clearfb, label %fallback
+  br i1 %cerr, label %clearfb, label %fb12
 clearfb:
   call void @PyErr_Clear()
+  br label %fb12
+fb12:
+  call void @Py_DecRef(ptr %n2)
+  br label %fb1
+fb1:
+  call void @Py_DecRef(ptr %n1)
   br label %fallback
 bothok:
-  call void @Py_IncRef(ptr %n1)
-  call void @Py_IncRef(ptr %n2)
   br label %record
 rscalar:
   %s2 = call ptr @lz_scalar(ptr %ctx, ptr %x2, ptr %d1)
   %s2null = icmp eq ptr %s2, null
-  br i1 %s2null, label %scalarno, label %rscalar1
-rscalar1:
-  call void @Py_IncRef(ptr %n1)
-  br label %record
+  br i1 %s2null, label %scalarnol, label %record
+scalarnol:
+  call void @Py_DecRef(ptr %n1)
+  br label %scalarno
 notleft:
   br i1 %a2, label %right, label %fallback
 right:
@@ -615,22 +625,23 @@ right:
   %n2rnull = icmp eq ptr %n2r, null
   br i1 %n2rnull, label %fallback, label %right1
 right1:
+  call void @Py_IncRef(ptr %n2r)
   %d2r = call ptr @get(ptr %n2r, i64 %od)
   %sh2r = call ptr @get(ptr %n2r, i64 %os)
   %s1 = call ptr @lz_scalar(ptr %ctx, ptr %x1, ptr %d2r)
   %s1null = icmp eq ptr %s1, null
-  br i1 %s1null, label %scalarno, label %right2
-right2:
-  call void @Py_IncRef(ptr %n2r)
-  br label %record
+  br i1 %s1null, label %scalarnor, label %record
+scalarnor:
+  call void @Py_DecRef(ptr %n2r)
+  br label %scalarno
 scalarno:
   %serr = call i1 @failed()
   br i1 %serr, label %error, label %fallback
 record:
-  %o1 = phi ptr [%n1, %bothok], [%n1, %rscalar1], [%s1, %right2]
-  %o2 = phi ptr [%n2, %bothok], [%s2, %rscalar1], [%n2r, %right2]
-  %d = phi ptr [%d1, %bothok], [%d1, %rscalar1], [%d2r, %right2]
-  %shape = phi ptr [%sh1, %bothok], [%sh1, %rscalar1], [%sh2r, %right2]
+  %o1 = phi ptr [%n1, %bothok], [%n1, %rscalar], [%s1, %right1]
+  %o2 = phi ptr [%n2, %bothok], [%s2, %rscalar], [%n2r, %right1]
+  %d = phi ptr [%d1, %bothok], [%d1, %rscalar], [%d2r, %right1]
+  %shape = phi ptr [%sh1, %bothok], [%sh1, %rscalar], [%sh2r, %right1]
   %results = call ptr @w(ptr %ctx, i64 $C_RESULTS$)
   %rd = call ptr @PyDict_GetItemWithError(ptr %results, ptr %d)
   %nord = icmp eq ptr %rd, null
@@ -644,7 +655,11 @@ sign:
   %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
   %sig1 = call ptr @get(ptr %o1, i64 %osig)
   %sig2 = call ptr @get(ptr %o2, i64 %osig)
+  call void @Py_IncRef(ptr %sig1)
+  call void @Py_IncRef(ptr %sig2)
   %sig = call ptr @lz_sig2(ptr %ctx, ptr %sig1, ptr %sig2)
+  call void @Py_DecRef(ptr %sig1)
+  call void @Py_DecRef(ptr %sig2)
   %nosig = icmp eq ptr %sig, null
   br i1 %nosig, label %dropboth, label %srcs
 dropboth:
@@ -664,7 +679,7 @@ node:
   call void @PyObject_GC_UnTrack(ptr %src)
   %op = call ptr @w(ptr %ctx, i64 $C_OP$)
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
-  ; (the shape stays alive: %o2 holds it until the node holds its own reference)
+  ; (the shape stays alive: %o2 and %src hold its node until the node holds its own)
   %nd = call ptr @lz_node(ptr %ctx, ptr %op, ptr %rd, ptr %shape, ptr %src, ptr %none, ptr %sig)
   call void @Py_DecRef(ptr %o2)
   %nond = icmp eq ptr %nd, null
@@ -679,7 +694,7 @@ fallback:
   ret ptr %r
 }
 
-; ---- a unary op on %x
+; ---- a unary op on %x (its node held from the moment it is read: see lz_binary)
 define internal ptr @lz_unary(ptr %ctx, ptr %x) {
 entry:
   %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
@@ -692,6 +707,7 @@ arr:
   %nnull = icmp eq ptr %n, null
   br i1 %nnull, label %fallback, label %have
 have:
+  call void @Py_IncRef(ptr %n)
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
   %d = call ptr @get(ptr %n, i64 %od)
   %results = call ptr @w(ptr %ctx, i64 $C_RESULTS$)
@@ -699,13 +715,15 @@ have:
   %nord = icmp eq ptr %rd, null
   br i1 %nord, label %nodtype, label %sign
 nodtype:
+  call void @Py_DecRef(ptr %n)
   %derr = call i1 @failed()
   br i1 %derr, label %error, label %fallback
 sign:
-  call void @Py_IncRef(ptr %n)
   %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
   %s = call ptr @get(ptr %n, i64 %osig)
+  call void @Py_IncRef(ptr %s)
   %sig = call ptr @lz_sig1(ptr %ctx, ptr %s)
+  call void @Py_DecRef(ptr %s)
   %nosig = icmp eq ptr %sig, null
   br i1 %nosig, label %dropn, label %srcs
 srcs:
@@ -961,8 +979,10 @@ pnext:
 pdone:
   %pos = icmp sgt i64 %prod, 0
   br i1 %pos, label %build, label %fallback
-; ---- from here on only memory can fail: the items
+; ---- from here on only memory can fail: the items.  The node is held from here (an
+; allocation may run Python code: see lz_binary), and released at every exit below
 build:
+  call void @Py_IncRef(ptr %n)
   %sstr = call ptr @w(ptr %ctx, i64 $C_S$)
   %istr = call ptr @w(ptr %ctx, i64 $C_I$)
   %onev = call ptr @w(ptr %ctx, i64 $C_ONE$)
@@ -1073,13 +1093,14 @@ sigcheck:
   %sok = call i1 @triple(ptr %ctx, ptr %ssig)
   br i1 %sok, label %part, label %nosig
 part:
+  call void @Py_IncRef(ptr %ssig)  ; (another thread's evaluation may replace it)
   %op = call ptr @w(ptr %ctx, i64 $C_OP$)
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
   %dt = call ptr @get(ptr %n, i64 %od)
   %k0 = call ptr @item(ptr %ssig, i64 0)
   %pt = call ptr (i64, ...) @PyTuple_Pack(i64 5, ptr %op, ptr %dt, ptr %nsh, ptr %arg, ptr %k0)
   %nopt = icmp eq ptr %pt, null
-  br i1 %nopt, label %errorboth, label %lookup
+  br i1 %nopt, label %errorssig, label %lookup
 lookup:
   %sids = call ptr @w(ptr %ctx, i64 $C_STRUCT_IDS$)
   %hit = call ptr @PyDict_GetItemWithError(ptr %sids, ptr %pt)
@@ -1093,6 +1114,9 @@ missed:
   br i1 %lerr, label %errorpt, label %newid
 errorpt:
   call void @Py_DecRef(ptr %pt)
+  br label %errorssig
+errorssig:
+  call void @Py_DecRef(ptr %ssig)
   br label %errorboth
 newid:
   %sfn = call ptr @w(ptr %ctx, i64 $C_STRUCTURE_ID$)
@@ -1111,19 +1135,21 @@ epoch:
   br i1 %noep, label %errorid, label %sigpack
 errorid:
   call void @Py_DecRef(ptr %id)
-  br label %errorboth
+  br label %errorssig
 sigpack:
   %lv = call ptr @item(ptr %ssig, i64 1)
   %sg = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %id, ptr %lv, ptr %ep)
   call void @Py_DecRef(ptr %id)
   %nosg = icmp eq ptr %sg, null
-  br i1 %nosg, label %errorboth, label %sigdone
+  br i1 %nosg, label %errorssig, label %sigdone
 nosig:
   call void @Py_IncRef(ptr %none)
   br label %sigdone
 sigdone:
   ; (a None id is the new reference to None the signature takes)
   %sigv = phi ptr [%id, %gotid], [%sg, %sigpack], [%none, %nosig]
+  %held = phi ptr [%ssig, %gotid], [%ssig, %sigpack], [null, %nosig]
+  call void @Py_DecRef(ptr %held)  ; (Py_DecRef takes NULL)
   %src = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
   %nosrc = icmp eq ptr %src, null
   br i1 %nosrc, label %errorsig, label %node
@@ -1169,6 +1195,7 @@ pytrack:
   %trk = call ptr @w(ptr %ctx, i64 $C_TRACK$)
   %tr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %trk, ptr %x, ptr %key, ptr %out, ptr null)
   call void @Py_DecRef(ptr %out)
+  call void @Py_DecRef(ptr %n)
   ret ptr %tr
 link:
   %istr2 = call ptr @w(ptr %ctx, i64 $C_INDEX$)
@@ -1202,6 +1229,7 @@ errorl:
   br label %errorout
 setl:
   call void @set(ptr %x, i64 %ovs, ptr %l)
+  call void @Py_DecRef(ptr %n)
   ret ptr %out
 append:
   %rc2 = call i32 @PyList_Append(ptr %views, ptr %ref)
@@ -1209,6 +1237,7 @@ append:
   %rc2bad = icmp ne i32 %rc2, 0
   br i1 %rc2bad, label %errorout, label %appended
 appended:
+  call void @Py_DecRef(ptr %n)
   ret ptr %out
 errorref:
   call void @Py_DecRef(ptr %ref)
@@ -1223,6 +1252,7 @@ errorarg:
   call void @Py_DecRef(ptr %arg)
   br label %error
 error:
+  call void @Py_DecRef(ptr %n)
   ret ptr null
 fallback:
   %r = call ptr @lz_fallback2(ptr %ctx, ptr %x, ptr %key)
