@@ -290,3 +290,35 @@ def test_native_views_write_through_and_their_list_is_pruned():
     alive = [a[i % 3] for i in range(40)]
     assert sum(r() is not None for r in a._views) >= 40
     assert np.asarray(alive[4]).tolist() == np.asarray(a)[1].tolist()
+
+
+def test_native_recording_next_to_threads_that_write_and_evaluate():
+    """The nodes and signatures the native code reads stay alive while it runs, although
+    another thread rebinds the array (a write) or evaluates its node meanwhile: a writer
+    and two readers on one array for two seconds, no error and no crash."""
+    import threading
+    import time
+    x = xp.asarray(np.arange(64.0))
+    stop = time.monotonic() + 2.0
+    errors = []
+
+    def writer():
+        i = 0
+        while time.monotonic() < stop:
+            x[i % 64] = float(i)
+            float(xp.sum(x * 1.5))
+            i += 1
+
+    def reader():
+        while time.monotonic() < stop:
+            try:
+                z = (x * 2.0 + 1.0)[1:-1] - x[2:]
+                float(xp.sum(xp.sin(-z) * z))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(repr(e))
+    threads = [threading.Thread(target=f) for f in (writer, reader, reader)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
