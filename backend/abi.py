@@ -109,6 +109,10 @@ def stand_in(bufs: list) -> tuple:
     return ctypes.addressof(head), (objs, items, head, bufs)
 
 
+# PyMethodDef's flags: how CPython calls the function
+METH_KEYWORDS, METH_NOARGS, METH_O, METH_FASTCALL = 0x0002, 0x0004, 0x0008, 0x0080
+
+
 class MethodDef(ctypes.Structure):
     """CPython's ``PyMethodDef``: what a native function made into a Python callable is
     (backend/dispatch.py's front doors, backend/recorder.py's operators)."""

@@ -35,7 +35,6 @@ _C_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 # descriptor header words
 (_ENTRY, _META, _SCAL, _ARRAY_TYPE, _FALLBACK, _EMPTY, _BYTES_TYPE, _SCAL_SIZE,
  _POOL, _WORKERS, _METAS, _RUN, _HEADER) = range(13)
-_METH_FASTCALL = 0x0080
 MAX_SIGNATURES = 512  # trampolines compiled per process; calls beyond take the Python path
 # Buffers a door allocates at the most: its code is straight-line, a few instructions per
 # buffer, and a long chain's program (a 100,000-op chain has thousands of intermediate
@@ -103,7 +102,8 @@ class _Trampolines:
         with self.lock:
             md = self.defs.get(sig)
             if md is None:
-                md = self.defs[sig] = abi.MethodDef(b"lazyarray_run", addr, _METH_FASTCALL, None)
+                md = self.defs[sig] = abi.MethodDef(b"lazyarray_run", addr, abi.METH_FASTCALL,
+                                                       None)
             return md
 
 

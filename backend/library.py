@@ -193,7 +193,7 @@ def _bundle(queue: bool = True) -> None:
                 _bundle_image = image
             _addr["run"] = addresses[-1]
             _bundle_state = True
-        queue = queue and _switch("LAZYARRAY_PREBUILD")
+        queue = queue and prebuilding()
         got = native.get(unit, wait=False, priority=native.LATER, on_ready=take, queue=queue)
         if got is not None:
             take(got)
@@ -248,7 +248,7 @@ def preload() -> None:
     is not loaded.  On a machine without them (an empty disk cache), the sequencer is
     compiled now instead, as quick code; ``LAZYARRAY_PRELOAD=0`` turns both off."""
     global _preloading
-    if _switch("LAZYARRAY_PRELOAD") and _bundle_state is None:
+    if preloading() and _bundle_state is None:
         _preloading = threading.Thread(target=_preload, name="lazyarray-preload", daemon=True)
         _preloading.start()
 

@@ -1,5 +1,5 @@
-; The recording unit's IR (backend/recorder.py fills in the constants: $C_...$ context
-; words, object offsets, the stub count) and appends one stub per method.
+; The recording unit's IR: backend/recorder.py fills in each name between dollar signs (context words,
+; object offsets, the stub count...) and appends one stub per method.
 declare void @Py_IncRef(ptr)
 declare void @Py_DecRef(ptr)
 declare ptr @PyType_GenericAlloc(ptr, i64)
@@ -19,7 +19,7 @@ declare ptr @PyList_New(i64)
 declare i32 @PyList_Append(ptr, ptr)
 declare {i64, i1} @llvm.smul.with.overflow.i64(i64, i64)
 
-@lazyarray_rec_ctx = dso_local global [STUBS x ptr] zeroinitializer
+@lazyarray_rec_ctx = dso_local global [$STUBS$ x ptr] zeroinitializer
 
 ; ---- reading contexts and objects
 define internal ptr @w(ptr %ctx, i64 %i) {
@@ -43,12 +43,12 @@ define internal void @set(ptr %o, i64 %off, ptr %v) {
   ret void
 }
 define internal ptr @type(ptr %o) {
-  %t = call ptr @get(ptr %o, i64 OB_TYPE)
+  %t = call ptr @get(ptr %o, i64 $OB_TYPE$)
   ret ptr %t
 }
 define internal ptr @item(ptr %t, i64 %i) {
   %off = mul i64 %i, 8
-  %o = add i64 %off, TUPLE_ITEMS
+  %o = add i64 %off, $TUPLE_ITEMS$
   %v = call ptr @get(ptr %t, i64 %o)
   ret ptr %v
 }
@@ -175,7 +175,7 @@ none:
 ; _elementwise._scalar_fast makes it; NULL when it does not (an error only if set)
 define internal ptr @lz_scalar(ptr %ctx, ptr %v, ptr %d) {
 entry:
-  %ovf = alloca i32
+  %ok = alloca i1
   %e = call ptr @lz_entry(ptr %ctx, ptr %d)
   %noe = icmp eq ptr %e, null
   br i1 %noe, label %no, label %have
@@ -187,29 +187,14 @@ have:
   %t = call ptr @type(ptr %v)
   %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
   %isf = icmp eq ptr %t, %ft
-  br i1 %isf, label %float, label %notfloat
+  br i1 %isf, label %float, label %int
 float:
   br i1 %isfl, label %make, label %no
-notfloat:
-  %it = call ptr @w(ptr %ctx, i64 $C_INT_T$)
-  %isi = icmp eq ptr %t, %it
-  br i1 %isi, label %int, label %no
 int:
-  store i32 0, ptr %ovf
-  %val = call i64 @PyLong_AsLongLongAndOverflow(ptr %v, ptr %ovf)
-  %o = load i32, ptr %ovf
-  %over = icmp ne i32 %o, 0
-  br i1 %over, label %no, label %noover
-noover:
-  %m1 = icmp eq i64 %val, -1
-  br i1 %m1, label %checkerr, label %range
-checkerr:
-  %err = call ptr @PyErr_Occurred()
-  %haserr = icmp ne ptr %err, null
-  br i1 %haserr, label %clear, label %range
-clear:
-  call void @PyErr_Clear()
-  br label %no
+  ; (int64's minimum takes the Python function, which accepts it)
+  %val = call i64 @lz_int(ptr %ctx, ptr %v, ptr %ok)
+  %isint = load i1, ptr %ok
+  br i1 %isint, label %range, label %no
 range:
   br i1 %isfl, label %exact, label %bounded
 exact:
@@ -379,14 +364,14 @@ copy1:
   %y = call ptr @item(ptr %lv, i64 %j)
   call void @Py_IncRef(ptr %y)
   %jo = mul i64 %j, 8
-  %jo1 = add i64 %jo, TUPLE_ITEMS
+  %jo1 = add i64 %jo, $TUPLE_ITEMS$
   call void @set(ptr %t, i64 %jo1, ptr %y)
   %j1 = add i64 %j, 1
   br label %copy
 last:
   call void @Py_IncRef(ptr %m)
   %no = mul i64 %n, 8
-  %no1 = add i64 %no, TUPLE_ITEMS
+  %no1 = add i64 %no, $TUPLE_ITEMS$
   call void @set(ptr %t, i64 %no1, ptr %m)
   %wp2 = getelementptr ptr, ptr %where, i64 %n
   %wh2 = load ptr, ptr %wp2
@@ -1042,7 +1027,7 @@ itemset:
   br i1 %notup, label %errorarg, label %itemput
 itemput:
   %io = mul i64 %i, 8
-  %io1 = add i64 %io, TUPLE_ITEMS
+  %io1 = add i64 %io, $TUPLE_ITEMS$
   call void @set(ptr %arg, i64 %io1, ptr %tup)
   %i1 = add i64 %i, 1
   br label %items
@@ -1075,7 +1060,7 @@ strail:
 sput:
   %vq = phi ptr [%lq, %snew], [%oq, %strail]
   %po = mul i64 %p, 8
-  %po1 = add i64 %po, TUPLE_ITEMS
+  %po1 = add i64 %po, $TUPLE_ITEMS$
   call void @set(ptr %nsh, i64 %po1, ptr %vq)
   %p2 = add i64 %p, 1
   br label %snext
@@ -1264,7 +1249,7 @@ fallback:
 define ptr @lazyarray_rec_fn(ptr %self, ptr %args, i64 %nargs, ptr %kwnames) {
 entry:
   %arr = call ptr @item(ptr %self, i64 0)
-  %ctx = call ptr @get(ptr %arr, i64 ARRAY_DATA)
+  %ctx = call ptr @get(ptr %arr, i64 $ARRAY_DATA$)
   %kw = icmp ne ptr %kwnames, null
   br i1 %kw, label %other, label %positional
 positional:

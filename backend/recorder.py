@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 from typing import Optional
 
 import numpy as np
@@ -53,13 +54,13 @@ MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python func
 D_WORDS = 5
 FLOATING, BOUNDED = 1, 2  # flags: takes floats and ints within C_EXACT; takes ints in bounds
 
-# the C API the unit calls: all exported by CPython 3.10 and newer
+# the C API the unit calls and the functions that install it: ``available`` checks that
+# this interpreter exports them (only 3.11 is known to)
 API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple_New",
        "PyDict_GetItemWithError", "PyObject_RichCompareBool", "PyLong_AsLongLongAndOverflow",
        "PyWeakref_NewRef", "PyObject_CallFunctionObjArgs", "PyObject_Vectorcall",
        "PyErr_Occurred", "PyErr_Clear", "PyDescr_NewMethod", "PyCFunction_NewEx",
        "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append")
-_METH_KEYWORDS, _METH_O, _METH_NOARGS, _METH_FASTCALL = 0x0002, 0x0008, 0x0004, 0x0080
 
 
 def unit() -> native.Unit:
@@ -75,14 +76,11 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
     constants filled in, and the stubs."""
     with open(IR_FILE, encoding="utf-8") as f:
         template = f.read()
-    text = template.replace("TUPLE_ITEMS", str(abi.TUPLE_ITEMS)).replace(
-        "ARRAY_DATA", str(abi.ARRAY_DATA)).replace("OB_TYPE", str(abi.OB_TYPE))
-    text = text.replace("STUBS", str(stubs))
-    for name, value in list(globals().items()):
-        if name.startswith(("C_", "D_")) and isinstance(value, int):
-            text = text.replace(f"${name}$", str(value))
-    text = text.replace("$FLOATING$", str(FLOATING)).replace("$BOUNDED$", str(BOUNDED))
-    text = text.replace("$MAX_RANK$", str(MAX_RANK))
+    values = {name: value for name, value in globals().items()
+              if name.isupper() and type(value) is int}
+    values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,
+                  STUBS=stubs)
+    text = re.sub(r"\$([A-Z_0-9]+)\$", lambda m: str(values[m.group(1)]), template)
     parts = [text]
     for k in range(stubs):
         parts.append(
@@ -156,7 +154,7 @@ class Recorder:
         ctx = context(words)
         k = STUBS - len(self.stubs)
         ctypes.c_void_p.from_address(self.table + 8 * k).value = ctx.ctypes.data
-        flags = _METH_NOARGS if words[C_KIND] == UNARY else _METH_O
+        flags = abi.METH_NOARGS if words[C_KIND] == UNARY else abi.METH_O
         md = abi.MethodDef(name.encode(), self.stubs.pop(0), flags, doc.encode())
         self.keep.append((ctx, md, keep))
         return self._new_method(cls, ctypes.addressof(md))
@@ -169,7 +167,7 @@ class Recorder:
         if not (isinstance(holder, tuple) and type(ctx) is np.ndarray and ctx.dtype == np.int64
                 and ctx.flags.c_contiguous and len(ctx) == C_WORDS):
             raise TypeError("a native function's holder starts with its context words")
-        md = abi.MethodDef(name.encode(), self.fn, _METH_FASTCALL | _METH_KEYWORDS,
+        md = abi.MethodDef(name.encode(), self.fn, abi.METH_FASTCALL | abi.METH_KEYWORDS,
                            doc.encode())
         self.keep.append((holder, md))
         return self._new_fn(ctypes.addressof(md), holder, module)

@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources ea0eac88ed031394de1aa18255c066e80d64b25f28a358e15ad8f2327656042e
+; lazyarray sequencer, sources 87887fbf8dc54780f91b785e054d43ae8cdbe8441a0e3d77dcf9a5efd1b08b52
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""

@@ -368,10 +368,9 @@ with sklearn.config_context(array_api_dispatch=True):
     # each side starts from an empty young generation: a collection of the imports'
     # objects (1-2 ms) fell inside whichever fit its counters reached
     gc.collect(); t0 = time.perf_counter(); a = fit(strict); t1 = time.perf_counter()
-    gc.collect(); t1b = time.perf_counter(); b = fit(xp); t2 = time.perf_counter()
-    t2 -= t1b - t1
+    gc.collect(); t2 = time.perf_counter(); b = fit(xp); t3 = time.perf_counter()
 ok = bool(np.allclose(a, b, rtol=1e-8, atol=1e-8))
-print(json.dumps([t1 - t0, t2 - t1, ok]))
+print(json.dumps([t1 - t0, t3 - t2, ok]))
 """
 
 ESTIMATORS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "Normalizer", "PCA", "Ridge",

@@ -46,18 +46,23 @@ def start() -> None:
         return
     if library.preloading():
         library.AFTER_PRELOAD.append(_load)
-    else:  # read from disk (or compiled) on the background thread, at a quiet moment
-        native.get(recorder.unit(), wait=False, disk=False, priority=native.LATER,
-                   on_ready=install, queue=library.prebuilding())
+    else:
+        _later()
 
 
 def _load() -> None:
     got = native.get(recorder.unit(), wait=False, disk=True, queue=False)
     if got is not None:
         install(got)
-    elif library.prebuilding():  # (else a machine without it keeps the Python methods)
-        native.get(recorder.unit(), wait=False, disk=False, priority=native.LATER,
-                   on_ready=install)
+    else:
+        _later()
+
+
+def _later() -> None:
+    """Read from disk or compiled on the background thread, at a quiet moment; not at
+    all with ``LAZYARRAY_PREBUILD=0`` (the Python functions record)."""
+    native.get(recorder.unit(), wait=False, disk=False, priority=native.LATER,
+               on_ready=install, queue=library.prebuilding())
 
 
 def installed() -> tuple:
