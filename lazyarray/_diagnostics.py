@@ -220,9 +220,14 @@ def _on_program(sched, key: Optional[tuple]) -> None:
 _STEPPED = "a structure run op by op"  # the name of such a structure in the history
 
 
-def _on_steps(key: tuple, nodes: int) -> None:
-    """Called for every first evaluation of a small structure, which runs op by op."""
+def _on_steps(key, nodes: int) -> None:
+    """Called for every first evaluation of a small structure, which runs op by op
+    (``key``: its structure, or a function giving it when one is wanted)."""
     logger = _logger()
+    if callable(key):  # (found without a walk: walked for the log only)
+        if logger is None:
+            return
+        key = key()
     with _lock:
         earlier = list(_history) if logger is not None else None
         _history.append((_STEPPED, key))

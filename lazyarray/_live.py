@@ -173,6 +173,14 @@ def _is_marked(node: Node) -> bool:
     return ref is not None and ref() is node
 
 
+is_marked = _is_marked  # (lazyarray/_steps.py: a marked node is left to the walk)
+
+
+def marked_any() -> bool:
+    """Whether any node is marked (see above)."""
+    return bool(_marked)
+
+
 def _mark(node: Node) -> None:
     key = id(node)
     _marked[key] = weakref.ref(node, lambda _, key=key: _marked.pop(key, None))

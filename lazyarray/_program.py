@@ -92,6 +92,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
     candidates) that turn out to be siblings: by a signature's program if one ran
     before, else through a walk."""
     keyed = roots + list(maybe)
+    steps = True
     if maybe:  # known with these candidates, or walked to tell which are siblings
         try:
             if _run_known(keyed):
@@ -100,6 +101,11 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
             return _compute(roots, (), what)
     elif _run_known(roots):
         return
+    elif len(roots) == 1:  # a new structure's steps, if they are all known: no walk
+        done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature)
+        if done:
+            return
+        steps = done is False
     pending = []
     for n in roots:
         if n.value is None:
@@ -116,7 +122,8 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
         # whole live graph (a 10,000-op chain spent more time in collections than in
         # planning).
         with gc_paused():
-            runner, inputs, scal, walk, live = _plan(pending, what, maybe)
+            runner, inputs, scal, walk, live = _plan(pending, what, maybe, steps)
+            _steps.handed_over()  # (planned whole: no step counts as this evaluation's)
             if runner is _STEPS:
                 return
         if runner is None:

@@ -32,8 +32,9 @@ import weakref
 from collections import deque
 from typing import Callable, Optional
 
+from . import _live
 from .backend import ir, library, threads
-from .backend.cache import PROGRAMS
+from .backend.cache import PROGRAMS, keyed_walk
 from .backend.ir import VIEW
 
 STEP_MAX = 1 << 15  # elements of a graph's largest array for its first evaluation in steps
@@ -207,6 +208,116 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
     return True
 
 
+# root signature ids of the structures that ``quick`` ran or handed on (their next
+# evaluation plans them whole, as ``_SEEN`` makes a walked structure's)
+_MET: set = set()
+PROGRAMS.clear_listeners.append(_MET.clear)
+
+
+def quick(root, known: Callable, fast: dict) -> Optional[bool]:
+    """Evaluate ``root`` in steps without the keyed walk, when its signature is current
+    and new: True when done; None when its structure was met before (to be planned
+    whole); False when this does not apply or stops at a step whose one-op program is
+    not known (``known([node])`` runs one by signature, ``fast`` holds them; the steps
+    run so far hold their values, and the evaluation goes on through the walk).
+
+    The walk's other work is not needed here: a graph of such a root has no
+    placeholder, and nothing needs to be marked as held (``_live.keep``) since every
+    step keeps its value; a graph with a marked node (a loop's state met again) takes
+    the walk, which notes it."""
+    sig = root.sig
+    if sig is None or sig[2] != ir.EPOCH or root.value is not None or not enabled():
+        return False
+    key = sig[0]
+    if key in _MET:
+        return None
+    order = _order(root)
+    if order is None:
+        return False
+    if len(_MET) >= _SEEN_MAX:
+        _MET.clear()
+    _MET.add(key)
+    signature, counts, one = ir.signature, COUNTS, [None]
+    count = len(order)
+    _local.depth = getattr(_local, "depth", 0) + 1
+    try:
+        for i, n in enumerate(order):
+            order[i] = None  # (no value outlives its readers)
+            if n.op in _VIEW and n is not root:
+                continue
+            srcs = n.srcs
+            for s in srcs:
+                if s.value is None and s.srcs:  # a view below: signed with it
+                    _sign(n)
+                    break
+            else:
+                n.sig = signature(n.op, n.dtype, n.shape, srcs, n.arg)
+            if count:  # the first step: announced while the graph is whole
+                if n.sig is None or n.sig[0] not in fast:
+                    return False  # (the walk takes over, from the start)
+                _counted(lambda: _key(root), count)
+                count = 0
+            one[0] = n
+            if not known(one):
+                _local.started = True  # the walk takes over: its steps count as these
+                return False
+            counts.steps += 1
+    finally:
+        _local.depth -= 1
+    return True
+
+
+def _key(root) -> tuple:
+    """The structural key and outputs of ``root``'s graph (``wanted``'s ``gkey``)."""
+    nodes, values, keys, outputs, phs = keyed_walk([root])
+    return keys[0], outputs
+
+
+def _counted(gkey, count: int) -> None:
+    """An evaluation in steps runs its first step: counted and announced (``gkey``: the
+    structure, or a function giving it, for a listener that wants it)."""
+    COUNTS.evaluations += 1
+    for cb in LISTENERS:
+        cb(gkey, count)
+
+
+def handed_over() -> bool:
+    """Whether ``quick`` ran this thread's evaluation's first steps and handed the rest
+    to the walk (read once: its steps count as that evaluation's)."""
+    started = getattr(_local, "started", False)
+    _local.started = False
+    return started
+
+
+def _order(root) -> Optional[list]:
+    """The computed nodes below ``root`` (itself included) in topological order, or None
+    when one is larger than ``STEP_MAX`` elements or marked (``_live``), or when fewer
+    than two are not views."""
+    order: list = []
+    done: set = set()
+    stack = [root]
+    marked = _live.marked_any()
+    prod, views, ops = math.prod, _VIEW, 0
+    while stack:
+        n = stack[-1]
+        if n in done:
+            stack.pop()
+            continue
+        for s in reversed(n.srcs):  # (the first source first, as the walk's order)
+            if s not in done and s.value is None and s.srcs:
+                stack.append(s)
+        if stack[-1] is n:
+            stack.pop()
+            done.add(n)
+            if n.value is not None or not n.srcs:  # evaluated meanwhile
+                continue
+            if prod(n.shape) > STEP_MAX or (marked and _live.is_marked(n)):
+                return None
+            ops += n.op not in views
+            order.append(n)
+    return order if ops >= 2 else None
+
+
 def _window(nodes: list, start: int) -> tuple:
     """(position of the last, the computed nodes) of the next ``WINDOW`` - 1 computed
     nodes of ``nodes`` from ``start`` (views included)."""
@@ -224,9 +335,8 @@ def _window(nodes: list, start: int) -> tuple:
 def _started(gkey: tuple, count: int, nodes: list, i: int) -> bool:
     """The first step runs: counted and announced; the walk from here on is emptied as
     it goes (its first ``i`` nodes are leaves and views, which hold no value made here)."""
-    COUNTS.evaluations += 1
-    for cb in LISTENERS:
-        cb(gkey, count)
+    if not handed_over():
+        _counted(gkey, count)
     nodes[i] = None
     return True
 

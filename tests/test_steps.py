@@ -290,3 +290,50 @@ def test_steps_free_each_value_while_they_run():
     assert peak < 20 * 240_000, peak  # all 200 values would take 48 MB
     assert got == pytest.approx(float(np.sum(np.linspace(0.5, 1.5, 30_000) * 1.0000001 ** 200)),
                                 rel=1e-9)
+
+
+def _walks(monkeypatch) -> list:
+    """The roots of every keyed walk an evaluation makes, from here on."""
+    from lazyarray import _program
+    walked = []
+    real = _program.keyed_walk
+    monkeypatch.setattr(_program, "keyed_walk", lambda roots: walked.append(roots) or
+                        real(roots))
+    return walked
+
+
+def test_known_steps_of_a_new_structure_run_without_a_walk(monkeypatch):
+    a = xp.asarray(np.linspace(0.5, 1.5, 90))
+    float(xp.sum(xp.sin(a) * 0.25 + a - a * 0.5))  # (the one-op programs of these ops)
+    walked = _walks(monkeypatch)
+    before = info()
+    y = xp.sin(a) * 0.25 + a * 0.5 - a  # new: a structure no other test records
+    got = np.asarray(y)
+    after = info()
+    assert walked == []
+    assert after.step_evaluations - before.step_evaluations == 1
+    assert after.steps - before.steps == 5 and after.misses == before.misses
+    x = np.linspace(0.5, 1.5, 90)
+    np.testing.assert_allclose(got, np.sin(x) * 0.25 + x * 0.5 - x, rtol=1e-14)
+    y = xp.sin(a) * 0.25 + a * 0.5 - a  # met again: planned whole (a walk), then known
+    np.asarray(y)
+    assert len(walked) == 1 and info().step_evaluations == after.step_evaluations
+    np.asarray(xp.sin(a) * 0.25 + a * 0.5 - a)
+    assert len(walked) == 1 and info().misses == after.misses + 1
+
+
+def test_steps_run_without_a_walk_hand_over_at_an_unknown_one(monkeypatch):
+    a = xp.asarray(np.linspace(0.5, 1.5, 70))
+    float(xp.sum(a * 0.75 + 0.5))
+    walked = _walks(monkeypatch)
+    before = info()
+    y = xp.log1p(xp.cosh(a * 0.75 + 0.5) * 3.0)  # known, known, then unknown ops
+    got = np.asarray(y)
+    after = info()
+    # the rest walked from the first unknown step, and the one-op programs made for it
+    assert [w[0].op.value for w in walked] == ["log1p", "cosh", "log1p"]
+    assert walked[0][0] is y._node
+    assert after.step_evaluations - before.step_evaluations == 1  # one evaluation
+    assert after.steps - before.steps == 5
+    x = np.linspace(0.5, 1.5, 70)
+    np.testing.assert_allclose(got, np.log1p(np.cosh(x * 0.75 + 0.5) * 3.0), rtol=1e-14)
