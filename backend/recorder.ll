@@ -1254,8 +1254,11 @@ entry:
   br i1 %kw, label %other, label %positional
 positional:
   %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
-  %un = icmp eq i64 %kind, 2
-  br i1 %un, label %unary, label %binary
+  switch i64 %kind, label %binary [i64 $UNARY$, label %unary
+                                   i64 $STEPS$, label %steps]
+steps:
+  %s = call ptr @lz_steps_entry(ptr %ctx, ptr %args, i64 %nargs)
+  ret ptr %s
 unary:
   %one = icmp eq i64 %nargs, 1
   br i1 %one, label %unary1, label %other

@@ -24,6 +24,11 @@ process (a unit, backend/native.py: compiled once per machine in the
 background, then read from the disk cache).  Its IR is backend/recorder.ll (a
 template: this module fills in the constants and writes the stubs).  The front
 end's side is lazyarray/_recording.py.
+
+The same unit runs a new structure's steps when their one-op programs are known
+(``STEPS``, backend/steps.ll: lazyarray/_steps.py's ``quick`` without Python
+between the steps): the topological order of the computed nodes, each step's
+signature, its program found by signature and called, and the node given its value.
 """
 from __future__ import annotations
 
@@ -36,7 +41,8 @@ import numpy as np
 
 from . import abi, names, native
 
-IR_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recorder.ll")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+IR_FILES = (os.path.join(_HERE, "recorder.ll"), os.path.join(_HERE, "steps.ll"))
 STUBS = 64  # method stubs, one per method installed (Array has 32)
 
 # context words
@@ -47,8 +53,11 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # basic indexing (GETITEM): the slice and list types, the items' tags, ir.structure_id's
  # table and that function, Array's view slots, the index tag, _views.track
  C_SLICE_T, C_LIST_T, C_S, C_I, C_ONE, C_STRUCT_IDS, C_STRUCTURE_ID, C_A_VIEW_OF, C_A_VIEWS,
- C_INDEX, C_TRACK, C_WORDS) = range(45)
-BINARY, REFLECTED, UNARY, GETITEM = 0, 1, 2, 3  # C_KIND
+ C_INDEX, C_TRACK,
+ # steps (STEPS, backend/steps.ll): the view ops, the largest step, _steps._sign,
+ # ir.signature, the first step's announcement, the dict type
+ C_VIEWS, C_STEP_MAX, C_SIGN, C_SIGNATURE, C_FIRST, C_DICT_T, C_WORDS) = range(51)
+BINARY, REFLECTED, UNARY, GETITEM, STEPS = 0, 1, 2, 3, 4  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
 D_WORDS = 5
@@ -60,7 +69,9 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyDict_GetItemWithError", "PyObject_RichCompareBool", "PyLong_AsLongLongAndOverflow",
        "PyWeakref_NewRef", "PyObject_CallFunctionObjArgs", "PyObject_Vectorcall",
        "PyErr_Occurred", "PyErr_Clear", "PyDescr_NewMethod", "PyCFunction_NewEx",
-       "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append")
+       "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append",
+       "PySet_New", "PySet_Add", "PySet_Contains", "PyMem_Realloc", "PyMem_Free",
+       "PyErr_NoMemory", "PyDict_SetItem")
 
 
 def unit() -> native.Unit:
@@ -74,8 +85,11 @@ def unit() -> native.Unit:
 def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
     """The unit's IR text (backend/native.py's builder): backend/recorder.ll with its
     constants filled in, and the stubs."""
-    with open(IR_FILE, encoding="utf-8") as f:
-        template = f.read()
+    texts = []
+    for path in IR_FILES:
+        with open(path, encoding="utf-8") as f:
+            texts.append(f.read())
+    template = "\n".join(texts)
     values = {name: value for name, value in globals().items()
               if name.isupper() and type(value) is int}
     values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,

@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from . import _dtypes as dt, _elementwise
+from . import _dtypes as dt, _elementwise, _steps
 from ._array_object import Array
 from ._elementwise import _EXACT_INT, _FLOATING, _INT_BOUNDS
 from ._live import RECENT
@@ -98,6 +98,9 @@ def install(addresses) -> None:
             done.append(name)
         done += _functions(rec, common)
         _state["installed"] = done
+        words, keep = _steps_words(common)
+        _steps.NATIVE = rec.function("native_steps", _steps.native_fallback.__doc__,
+                                     _steps.__name__, (recorder.context(words), keep))
 
 
 class _Holder(tuple):
@@ -195,6 +198,19 @@ def _common():
     keep = (where, where_words, dtypes, scalar_ids, table_words, append, ir.NEVER, ir_dict,
             _EPOCH, _TAGS, ir._IDS, ir.structure_id, track)
     return words, keep
+
+
+def _steps_words(common) -> tuple:
+    """The context of the native steps (``_steps.quick``) and the objects it names."""
+    words = list(common[0])
+    words[recorder.C_KIND] = recorder.STEPS
+    words[recorder.C_STEP_MAX] = _steps.STEP_MAX
+    named = ((recorder.C_VIEWS, _steps.VIEW_OPS), (recorder.C_SIGN, _steps._sign),
+             (recorder.C_SIGNATURE, ir.signature), (recorder.C_FIRST, _steps.first_step),
+             (recorder.C_DICT_T, dict), (recorder.C_FALLBACK, _steps.native_fallback))
+    for w, obj in named:
+        words[w] = id(obj)
+    return words, (common[1], named)
 
 
 def _words(common, kind: int, op, results: dict, ids: dict, fallback) -> tuple:

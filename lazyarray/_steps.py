@@ -231,12 +231,12 @@ def quick(root, known: Callable, fast: dict) -> Optional[bool]:
     key = sig[0]
     if key in _MET:
         return None
+    if NATIVE is not None and not _live.marked_any():
+        return _native(root, key, fast)
     order = _order(root)
     if order is None:
         return False
-    if len(_MET) >= _SEEN_MAX:
-        _MET.clear()
-    _MET.add(key)
+    _met(key)
     signature, counts, one = ir.signature, COUNTS, [None]
     count = len(order)
     _local.depth = getattr(_local, "depth", 0) + 1
@@ -265,6 +265,50 @@ def quick(root, known: Callable, fast: dict) -> Optional[bool]:
     finally:
         _local.depth -= 1
     return True
+
+
+def _met(key: int) -> None:
+    if len(_MET) >= _SEEN_MAX:
+        _MET.clear()
+    _MET.add(key)
+
+
+def _native(root, key: int, fast: dict) -> bool:
+    """``quick``'s walk and loop by the native code (``NATIVE``)."""
+    _local.depth = getattr(_local, "depth", 0) + 1
+    try:
+        ran = NATIVE(root, fast)
+    finally:
+        _local.depth -= 1
+    if ran is None:  # (its _order's None)
+        return False
+    _met(key)
+    if ran >= 0:
+        COUNTS.steps += ran
+        return True
+    ran = -1 - ran
+    COUNTS.steps += ran
+    _local.started = ran > 0  # the walk takes over: its steps count as these
+    return False
+
+
+# ``quick``'s walk and loop as native code (backend/steps.ll, installed with the native
+# recording by lazyarray/_recording.py): NATIVE(root, fast) is None where ``_order`` is,
+# the count of steps run when all ran, -(1 + that count) when one's program is not known
+NATIVE = None
+VIEW_OPS = _VIEW
+
+
+def first_step(root, count: int) -> None:
+    """The native steps run their first: counted and announced, as ``quick`` does."""
+    _counted(lambda: _key(root), count)
+
+
+def native_fallback(*args):
+    """native_steps(root, fast): a new structure's steps, natively (lazyarray/_steps.py,
+    ``NATIVE``)."""
+    raise TypeError(f"native_steps expects a Node and a dict, got {len(args)} arguments: "
+                    f"{', '.join(type(a).__name__ for a in args)}")
 
 
 def _key(root) -> tuple:

@@ -1,0 +1,736 @@
+; Steps, natively: lazyarray/_steps.py's quick() for a graph whose walk applies (its
+; _order) and whose one-op programs are known.  Appended to backend/recorder.ll (one
+; unit: it uses that file's helpers and context words).
+declare ptr @PySet_New(ptr)
+declare i32 @PySet_Add(ptr, ptr)
+declare i32 @PySet_Contains(ptr, ptr)
+declare ptr @PyMem_Realloc(ptr, i64)
+declare void @PyMem_Free(ptr)
+declare ptr @PyErr_NoMemory()
+declare i32 @PyDict_SetItem(ptr, ptr, ptr)
+
+; a growable array of strong references (NULL entries allowed): data, count, capacity
+%vec = type { ptr, i64, i64 }
+
+define internal i1 @vpush(ptr %v, ptr %o) {
+entry:
+  %np = getelementptr %vec, ptr %v, i32 0, i32 1
+  %cp = getelementptr %vec, ptr %v, i32 0, i32 2
+  %n = load i64, ptr %np
+  %c = load i64, ptr %cp
+  %full = icmp eq i64 %n, %c
+  br i1 %full, label %grow, label %put
+grow:
+  %c2 = mul i64 %c, 2
+  %c3 = add i64 %c2, 16
+  %bytes = mul i64 %c3, 8
+  %d = load ptr, ptr %v
+  %nd = call ptr @PyMem_Realloc(ptr %d, i64 %bytes)
+  %bad = icmp eq ptr %nd, null
+  br i1 %bad, label %fail, label %grown
+grown:
+  store ptr %nd, ptr %v
+  store i64 %c3, ptr %cp
+  br label %put
+put:
+  %data = load ptr, ptr %v
+  %slot = getelementptr ptr, ptr %data, i64 %n
+  call void @Py_IncRef(ptr %o)
+  store ptr %o, ptr %slot
+  %n1 = add i64 %n, 1
+  store i64 %n1, ptr %np
+  ret i1 1
+fail:
+  %e = call ptr @PyErr_NoMemory()
+  ret i1 0
+}
+
+; the references a vec still holds released, and its memory
+define internal void @vfree(ptr %v) {
+entry:
+  %np = getelementptr %vec, ptr %v, i32 0, i32 1
+  %n = load i64, ptr %np
+  %data = load ptr, ptr %v
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %body]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %slot = getelementptr ptr, ptr %data, i64 %i
+  %o = load ptr, ptr %slot
+  call void @Py_DecRef(ptr %o)
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  call void @PyMem_Free(ptr %data)
+  store ptr null, ptr %v
+  store i64 0, ptr %np
+  ret void
+}
+
+; a node's value is None and its sources are not empty (read in that order: see
+; ir.evaluated): a computed node
+define internal i1 @computed(ptr %ctx, ptr %n) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %n, i64 %ov)
+  %isnone = icmp eq ptr %v, %none
+  br i1 %isnone, label %srcs, label %no
+srcs:
+  %os = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %s = call ptr @get(ptr %n, i64 %os)
+  %k = call i64 @size(ptr %s)
+  %some = icmp sgt i64 %k, 0
+  ret i1 %some
+no:
+  ret i1 0
+}
+
+; a shape's element count when every size is a Python int and the count is at most
+; STEP_MAX; -1 otherwise
+define internal i64 @small(ptr %ctx, ptr %shape) {
+entry:
+  %of = alloca i32
+  %k = call i64 @size(ptr %shape)
+  %intt = call ptr @w(ptr %ctx, i64 $C_INT_T$)
+  %max = call i64 @wi(ptr %ctx, i64 $C_STEP_MAX$)
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %p = phi i64 [1, %entry], [%p1, %next]
+  %more = icmp slt i64 %i, %k
+  br i1 %more, label %body, label %done
+body:
+  %d = call ptr @item(ptr %shape, i64 %i)
+  %t = call ptr @type(ptr %d)
+  %isint = icmp eq ptr %t, %intt
+  br i1 %isint, label %value, label %no
+value:
+  store i32 0, ptr %of
+  %x = call i64 @PyLong_AsLongLongAndOverflow(ptr %d, ptr %of)
+  %o = load i32, ptr %of
+  %over = icmp ne i32 %o, 0
+  %neg = icmp slt i64 %x, 0
+  %bad = or i1 %over, %neg
+  br i1 %bad, label %no, label %mul
+mul:
+  %m = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %p, i64 %x)
+  %p1 = extractvalue {i64, i1} %m, 0
+  %mo = extractvalue {i64, i1} %m, 1
+  %big = icmp sgt i64 %p1, %max
+  %out = or i1 %mo, %big
+  br i1 %out, label %no, label %next
+next:
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  ret i64 %p
+no:
+  ret i64 -1
+}
+
+; ---- the computed nodes below %root (itself included) in topological order, the first
+; source first, into %order (_steps._order): 1; 0 when one is larger than STEP_MAX
+; elements or has a size that is not an int, or fewer than two are not views; -1 on error
+define internal i32 @lz_order(ptr %ctx, ptr %root, ptr %order) {
+entry:
+  %stack = alloca %vec
+  store %vec zeroinitializer, ptr %stack
+  %opsp = alloca i64
+  store i64 0, ptr %opsp
+  %pushedp = alloca i1
+  %sn = getelementptr %vec, ptr %stack, i32 0, i32 1
+  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
+  %os = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %done = call ptr @PySet_New(ptr null)
+  %nodone = icmp eq ptr %done, null
+  br i1 %nodone, label %error, label %start
+start:
+  %ok0 = call i1 @vpush(ptr %stack, ptr %root)
+  br i1 %ok0, label %loop, label %fail
+loop:
+  %n = load i64, ptr %sn
+  %empty = icmp eq i64 %n, 0
+  br i1 %empty, label %finish, label %top
+top:
+  %data = load ptr, ptr %stack
+  %last = sub i64 %n, 1
+  %tp = getelementptr ptr, ptr %data, i64 %last
+  %node = load ptr, ptr %tp  ; (held by the stack)
+  %in = call i32 @PySet_Contains(ptr %done, ptr %node)
+  %inerr = icmp slt i32 %in, 0
+  br i1 %inerr, label %fail, label %known
+known:
+  %isdone = icmp eq i32 %in, 1
+  br i1 %isdone, label %pop, label %visit
+pop:
+  store i64 %last, ptr %sn
+  call void @Py_DecRef(ptr %node)
+  br label %loop
+visit:
+  ; its computed sources not done yet go on the stack, the last first (so the first
+  ; source is done first); the sources' tuple is held while it is read
+  %srcs = call ptr @get(ptr %node, i64 %os)
+  call void @Py_IncRef(ptr %srcs)
+  %k = call i64 @size(ptr %srcs)
+  store i1 0, ptr %pushedp
+  br label %sloop
+sloop:
+  %j = phi i64 [%k, %visit], [%j1, %snext]
+  %smore = icmp sgt i64 %j, 0
+  br i1 %smore, label %sbody, label %sdone
+sbody:
+  %j1 = sub i64 %j, 1
+  %s = call ptr @item(ptr %srcs, i64 %j1)
+  %sin = call i32 @PySet_Contains(ptr %done, ptr %s)
+  %sinerr = icmp slt i32 %sin, 0
+  br i1 %sinerr, label %failsrcs, label %stest
+stest:
+  %sisdone = icmp eq i32 %sin, 1
+  br i1 %sisdone, label %snext, label %scomputed
+scomputed:
+  %sc = call i1 @computed(ptr %ctx, ptr %s)
+  br i1 %sc, label %spush, label %snext
+spush:
+  %pok = call i1 @vpush(ptr %stack, ptr %s)
+  br i1 %pok, label %spushed, label %failsrcs
+spushed:
+  store i1 1, ptr %pushedp
+  br label %snext
+snext:
+  br label %sloop
+failsrcs:
+  call void @Py_DecRef(ptr %srcs)
+  br label %fail
+sdone:
+  call void @Py_DecRef(ptr %srcs)
+  %pushed = load i1, ptr %pushedp
+  br i1 %pushed, label %loop, label %finishnode
+finishnode:
+  ; off the stack: its reference is this function's now
+  store i64 %last, ptr %sn
+  %add = call i32 @PySet_Add(ptr %done, ptr %node)
+  %adderr = icmp slt i32 %add, 0
+  br i1 %adderr, label %failnode, label %still
+still:
+  %c = call i1 @computed(ptr %ctx, ptr %node)  ; (evaluated meanwhile: not a step)
+  br i1 %c, label %sized, label %release
+sized:
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %shape = call ptr @get(ptr %node, i64 %osh)
+  %count = call i64 @small(ptr %ctx, ptr %shape)
+  %large = icmp slt i64 %count, 0
+  br i1 %large, label %notnode, label %isview
+isview:
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %op = call ptr @get(ptr %node, i64 %oo)
+  %v = call i32 @PySet_Contains(ptr %views, ptr %op)
+  %verr = icmp slt i32 %v, 0
+  br i1 %verr, label %failnode, label %counted
+counted:
+  %notview = icmp eq i32 %v, 0
+  %inc = zext i1 %notview to i64
+  %ops = load i64, ptr %opsp
+  %ops1 = add i64 %ops, %inc
+  store i64 %ops1, ptr %opsp
+  %aok = call i1 @vpush(ptr %order, ptr %node)
+  br i1 %aok, label %release, label %failnode
+release:
+  call void @Py_DecRef(ptr %node)
+  br label %loop
+notnode:
+  call void @Py_DecRef(ptr %node)
+  call void @vfree(ptr %stack)
+  call void @Py_DecRef(ptr %done)
+  ret i32 0
+failnode:
+  call void @Py_DecRef(ptr %node)
+  br label %fail
+finish:
+  call void @vfree(ptr %stack)
+  call void @Py_DecRef(ptr %done)
+  %total = load i64, ptr %opsp
+  %enough = icmp sge i64 %total, 2
+  %r = zext i1 %enough to i32
+  ret i32 %r
+fail:
+  call void @vfree(ptr %stack)
+  call void @Py_DecRef(ptr %done)
+  br label %error
+error:
+  ret i32 -1
+}
+
+; ---- the structure id of a signature's part (ir.structure_id; None when the part
+; cannot be hashed): new reference, NULL on error
+define internal ptr @lz_sid(ptr %ctx, ptr %part) {
+entry:
+  %ids = call ptr @w(ptr %ctx, i64 $C_STRUCT_IDS$)
+  %hit = call ptr @PyDict_GetItemWithError(ptr %ids, ptr %part)
+  %miss = icmp eq ptr %hit, null
+  br i1 %miss, label %python, label %found
+found:
+  call void @Py_IncRef(ptr %hit)
+  ret ptr %hit
+python:
+  ; a miss, or a part that cannot be hashed: the Python function says which
+  call void @PyErr_Clear()
+  %fn = call ptr @w(ptr %ctx, i64 $C_STRUCTURE_ID$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %part, ptr null)
+  ret ptr %r
+}
+
+; ---- a step's signature from its sources' (ir.signature): new reference (None: no
+; signature), NULL on error.  One or two sources here, more by the Python function.
+define internal ptr @lz_ssig(ptr %ctx, ptr %n, ptr %srcs) {
+entry:
+  %out = alloca [2 x ptr]
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %op = call ptr @get(ptr %n, i64 %oo)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %dt = call ptr @get(ptr %n, i64 %od)
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %shape = call ptr @get(ptr %n, i64 %osh)
+  %oa = call i64 @wi(ptr %ctx, i64 $C_N_ARG$)
+  %arg = call ptr @get(ptr %n, i64 %oa)
+  %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %k = call i64 @size(ptr %srcs)
+  switch i64 %k, label %python [i64 1, label %one
+                                i64 2, label %two]
+python:
+  %fn = call ptr @w(ptr %ctx, i64 $C_SIGNATURE$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %op, ptr %dt, ptr %shape, ptr %srcs, ptr %arg, ptr null)
+  ret ptr %r
+one:
+  %s = call ptr @item(ptr %srcs, i64 0)
+  %sg = call ptr @get(ptr %s, i64 %osig)
+  %ok = call i1 @triple(ptr %ctx, ptr %sg)
+  br i1 %ok, label %one1, label %nosig
+one1:
+  call void @Py_IncRef(ptr %sg)
+  %k0 = call ptr @item(ptr %sg, i64 0)
+  %part = call ptr (i64, ...) @PyTuple_Pack(i64 5, ptr %op, ptr %dt, ptr %shape, ptr %arg, ptr %k0)
+  %nopart = icmp eq ptr %part, null
+  br i1 %nopart, label %fail1, label %id1
+id1:
+  %i1 = call ptr @lz_sid(ptr %ctx, ptr %part)
+  call void @Py_DecRef(ptr %part)
+  %noi1 = icmp eq ptr %i1, null
+  br i1 %noi1, label %fail1, label %has1
+has1:
+  %isn1 = icmp eq ptr %i1, %none
+  br i1 %isn1, label %none1, label %ep1
+none1:
+  call void @Py_DecRef(ptr %sg)
+  ret ptr %i1  ; (None)
+ep1:
+  %e1 = call ptr @item(ptr %sg, i64 2)
+  %ep = call ptr @lz_epoch(ptr %ctx, ptr %e1)
+  %noep = icmp eq ptr %ep, null
+  br i1 %noep, label %faili1, label %pack1
+pack1:
+  %lv1 = call ptr @item(ptr %sg, i64 1)
+  %sig1 = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %i1, ptr %lv1, ptr %ep)
+  call void @Py_DecRef(ptr %i1)
+  call void @Py_DecRef(ptr %sg)
+  ret ptr %sig1
+faili1:
+  call void @Py_DecRef(ptr %i1)
+  br label %fail1
+fail1:
+  call void @Py_DecRef(ptr %sg)
+  ret ptr null
+two:
+  %sa0 = call ptr @item(ptr %srcs, i64 0)
+  %sb0 = call ptr @item(ptr %srcs, i64 1)
+  %sa = call ptr @get(ptr %sa0, i64 %osig)
+  %sb = call ptr @get(ptr %sb0, i64 %osig)
+  %oka = call i1 @triple(ptr %ctx, ptr %sa)
+  %okb = call i1 @triple(ptr %ctx, ptr %sb)
+  %ok2 = and i1 %oka, %okb
+  br i1 %ok2, label %two1, label %nosig
+two1:
+  call void @Py_IncRef(ptr %sa)
+  call void @Py_IncRef(ptr %sb)
+  %ka = call ptr @item(ptr %sa, i64 0)
+  %la = call ptr @item(ptr %sa, i64 1)
+  %ea = call ptr @item(ptr %sa, i64 2)
+  %kb = call ptr @item(ptr %sb, i64 0)
+  %lb = call ptr @item(ptr %sb, i64 1)
+  %eb = call ptr @item(ptr %sb, i64 2)
+  %same = icmp eq ptr %lb, %la
+  br i1 %same, label %shared, label %merge
+shared:
+  call void @Py_IncRef(ptr %la)
+  call void @Py_IncRef(ptr %kb)
+  br label %keyed
+merge:
+  %st = call i32 @lz_merge(ptr %ctx, ptr %la, ptr %lb, ptr %out)
+  %merr = icmp slt i32 %st, 0
+  br i1 %merr, label %fail2, label %merged
+merged:
+  %mnone = icmp eq i32 %st, 0
+  br i1 %mnone, label %none2, label %where
+where:
+  %ml = load ptr, ptr %out
+  %wp = getelementptr ptr, ptr %out, i64 1
+  %mw = load ptr, ptr %wp
+  %kk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %kb, ptr %mw)
+  call void @Py_DecRef(ptr %mw)
+  %nokk = icmp eq ptr %kk, null
+  br i1 %nokk, label %failml, label %keyed
+failml:
+  call void @Py_DecRef(ptr %ml)
+  br label %fail2
+keyed:
+  %leaves = phi ptr [%la, %shared], [%ml, %where]
+  %kk2 = phi ptr [%kb, %shared], [%kk, %where]
+  %part2 = call ptr (i64, ...) @PyTuple_Pack(i64 6, ptr %op, ptr %dt, ptr %shape, ptr %arg, ptr %ka, ptr %kk2)
+  call void @Py_DecRef(ptr %kk2)
+  %nopart2 = icmp eq ptr %part2, null
+  br i1 %nopart2, label %failleaves, label %id2
+id2:
+  %i2 = call ptr @lz_sid(ptr %ctx, ptr %part2)
+  call void @Py_DecRef(ptr %part2)
+  %noi2 = icmp eq ptr %i2, null
+  br i1 %noi2, label %failleaves, label %has2
+has2:
+  %isn2 = icmp eq ptr %i2, %none
+  br i1 %isn2, label %none2i, label %epoch2
+none2i:
+  call void @Py_DecRef(ptr %leaves)
+  call void @Py_DecRef(ptr %sa)
+  call void @Py_DecRef(ptr %sb)
+  ret ptr %i2  ; (None)
+epoch2:
+  ; ir.signature_of: a[2] if a[2] < b[2] else b[2]
+  %lt = call i32 @PyObject_RichCompareBool(ptr %ea, ptr %eb, i32 0)
+  %lterr = icmp slt i32 %lt, 0
+  br i1 %lterr, label %faili2, label %pick
+pick:
+  %less = icmp eq i32 %lt, 1
+  %e = select i1 %less, ptr %ea, ptr %eb
+  %ep2 = call ptr @lz_epoch(ptr %ctx, ptr %e)
+  %noep2 = icmp eq ptr %ep2, null
+  br i1 %noep2, label %faili2, label %pack2
+pack2:
+  %sig2 = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %i2, ptr %leaves, ptr %ep2)
+  call void @Py_DecRef(ptr %i2)
+  call void @Py_DecRef(ptr %leaves)
+  call void @Py_DecRef(ptr %sa)
+  call void @Py_DecRef(ptr %sb)
+  ret ptr %sig2
+faili2:
+  call void @Py_DecRef(ptr %i2)
+  br label %failleaves
+failleaves:
+  call void @Py_DecRef(ptr %leaves)
+  br label %fail2
+fail2:
+  call void @Py_DecRef(ptr %sa)
+  call void @Py_DecRef(ptr %sb)
+  ret ptr null
+none2:
+  call void @Py_DecRef(ptr %sa)
+  call void @Py_DecRef(ptr %sb)
+  br label %nosig
+nosig:
+  call void @Py_IncRef(ptr %none)
+  ret ptr %none
+}
+
+; ---- ir.evaluated(%n, %value (stolen), %leaf): 0, or -1 on error (the node unchanged
+; unless only the epoch's update failed)
+define internal i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %value, ptr %leaf) {
+entry:
+  %of = alloca i32
+  %d = call ptr @w(ptr %ctx, i64 $C_IR_DICT$)
+  %key = call ptr @w(ptr %ctx, i64 $C_EPOCH_KEY$)
+  %ep = call ptr @PyDict_GetItemWithError(ptr %d, ptr %key)
+  %noep = icmp eq ptr %ep, null
+  br i1 %noep, label %fail, label %epoch
+epoch:
+  store i32 0, ptr %of
+  %x = call i64 @PyLong_AsLongLongAndOverflow(ptr %ep, ptr %of)
+  %o = load i32, ptr %of
+  %over = icmp ne i32 %o, 0
+  br i1 %over, label %fail, label %next
+next:
+  %x1 = add i64 %x, 1
+  %new = call ptr @PyLong_FromLongLong(i64 %x1)
+  %nonew = icmp eq ptr %new, null
+  br i1 %nonew, label %fail, label %vt
+vt:
+  %vtuple = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %value)
+  %novt = icmp eq ptr %vtuple, null
+  br i1 %novt, label %failnew, label %sig
+sig:
+  %never = call ptr @w(ptr %ctx, i64 $C_NEVER$)
+  %s = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %leaf, ptr %vtuple, ptr %never)
+  call void @Py_DecRef(ptr %vtuple)
+  %nos = icmp eq ptr %s, null
+  br i1 %nos, label %failnew, label %set
+set:
+  ; the value first, then the signature, then the sources (see ir.evaluated)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %oldv = call ptr @get(ptr %n, i64 %ov)
+  call void @set(ptr %n, i64 %ov, ptr %value)
+  %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %olds = call ptr @get(ptr %n, i64 %osg)
+  call void @set(ptr %n, i64 %osg, ptr %s)
+  %empty = call ptr @w(ptr %ctx, i64 $C_EMPTY$)
+  call void @Py_IncRef(ptr %empty)
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %oldsrc = call ptr @get(ptr %n, i64 %osr)
+  call void @set(ptr %n, i64 %osr, ptr %empty)
+  %put = call i32 @PyDict_SetItem(ptr %d, ptr %key, ptr %new)
+  call void @Py_DecRef(ptr %new)
+  call void @Py_DecRef(ptr %oldv)
+  call void @Py_DecRef(ptr %olds)
+  call void @Py_DecRef(ptr %oldsrc)
+  ret i32 %put
+failnew:
+  call void @Py_DecRef(ptr %new)
+  br label %fail
+fail:
+  call void @Py_DecRef(ptr %value)
+  ret i32 -1
+}
+
+; a source of %n is a computed node (a view below: the Python _sign signs them)
+define internal i1 @below(ptr %ctx, ptr %srcs) {
+entry:
+  %k = call i64 @size(ptr %srcs)
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %more = icmp slt i64 %i, %k
+  br i1 %more, label %body, label %no
+body:
+  %s = call ptr @item(ptr %srcs, i64 %i)
+  %c = call i1 @computed(ptr %ctx, ptr %s)
+  br i1 %c, label %yes, label %next
+next:
+  %i1 = add i64 %i, 1
+  br label %loop
+yes:
+  ret i1 1
+no:
+  ret i1 0
+}
+
+; ---- one step: %n (held) signed from its sources as they are now, then run by its
+; one-op program in %fast if there is one (_program._run_known); 1 ran, 0 not known, -1
+; on error.  %first: call C_FIRST(root, count) before running it
+define internal i32 @lz_step(ptr %ctx, ptr %n, ptr %fast, i1 %first, ptr %root, i64 %count) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %srcs = call ptr @get(ptr %n, i64 %osr)
+  call void @Py_IncRef(ptr %srcs)
+  %b = call i1 @below(ptr %ctx, ptr %srcs)
+  br i1 %b, label %signed, label %own
+signed:
+  call void @Py_DecRef(ptr %srcs)
+  %sfn = call ptr @w(ptr %ctx, i64 $C_SIGN$)
+  %sr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %sfn, ptr %n, ptr null)
+  %nosr = icmp eq ptr %sr, null
+  br i1 %nosr, label %error, label %signeddone
+signeddone:
+  call void @Py_DecRef(ptr %sr)
+  br label %lookup
+own:
+  %ns = call ptr @lz_ssig(ptr %ctx, ptr %n, ptr %srcs)
+  call void @Py_DecRef(ptr %srcs)
+  %nons = icmp eq ptr %ns, null
+  br i1 %nons, label %error, label %store
+store:
+  %old = call ptr @get(ptr %n, i64 %osg)
+  call void @set(ptr %n, i64 %osg, ptr %ns)
+  call void @Py_DecRef(ptr %old)
+  br label %lookup
+lookup:
+  ; _run_known([n]): a current signature, no value yet, a program by signature
+  %sig = call ptr @get(ptr %n, i64 %osg)
+  %ok = call i1 @triple(ptr %ctx, ptr %sig)
+  br i1 %ok, label %held, label %unknown
+held:
+  call void @Py_IncRef(ptr %sig)
+  %e = call ptr @item(ptr %sig, i64 2)
+  %d = call ptr @w(ptr %ctx, i64 $C_IR_DICT$)
+  %key = call ptr @w(ptr %ctx, i64 $C_EPOCH_KEY$)
+  %ep = call ptr @PyDict_GetItemWithError(ptr %d, ptr %key)
+  %noep = icmp eq ptr %ep, null
+  br i1 %noep, label %failsig, label %cmp
+cmp:
+  %cur = call i32 @PyObject_RichCompareBool(ptr %e, ptr %ep, i32 2)
+  %cerr = icmp slt i32 %cur, 0
+  br i1 %cerr, label %failsig, label %current
+current:
+  %iscur = icmp eq i32 %cur, 1
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %n, i64 %ov)
+  %novalue = icmp eq ptr %v, %none
+  %go = and i1 %iscur, %novalue
+  br i1 %go, label %find, label %unknownsig
+find:
+  %k0 = call ptr @item(ptr %sig, i64 0)
+  %hitp = call ptr @PyDict_GetItemWithError(ptr %fast, ptr %k0)
+  %noentry = icmp eq ptr %hitp, null
+  br i1 %noentry, label %missed, label %hit
+missed:
+  %merr = call i1 @failed()
+  br i1 %merr, label %failsig, label %unknownsig
+hit:
+  call void @Py_IncRef(ptr %hitp)
+  br i1 %first, label %announce, label %run
+announce:
+  %ffn = call ptr @w(ptr %ctx, i64 $C_FIRST$)
+  %cnt = call ptr @PyLong_FromLongLong(i64 %count)
+  %nocnt = icmp eq ptr %cnt, null
+  br i1 %nocnt, label %failentry, label %call
+call:
+  %fr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %ffn, ptr %root, ptr %cnt, ptr null)
+  call void @Py_DecRef(ptr %cnt)
+  %nofr = icmp eq ptr %fr, null
+  br i1 %nofr, label %failentry, label %announced
+announced:
+  call void @Py_DecRef(ptr %fr)
+  br label %run
+run:
+  %runfn = call ptr @item(ptr %hitp, i64 0)
+  %leaf = call ptr @item(ptr %hitp, i64 1)
+  %lv = call ptr @item(ptr %sig, i64 1)
+  %value = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %runfn, ptr %lv, ptr null)
+  %novalue2 = icmp eq ptr %value, null
+  br i1 %novalue2, label %failentry, label %evaluate
+evaluate:
+  %st = call i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %value, ptr %leaf)
+  call void @Py_DecRef(ptr %hitp)
+  call void @Py_DecRef(ptr %sig)
+  %everr = icmp slt i32 %st, 0
+  br i1 %everr, label %error, label %ran
+ran:
+  ret i32 1
+unknownsig:
+  call void @Py_DecRef(ptr %sig)
+  br label %unknown
+unknown:
+  ret i32 0
+failentry:
+  call void @Py_DecRef(ptr %hitp)
+  br label %failsig
+failsig:
+  call void @Py_DecRef(ptr %sig)
+  br label %error
+error:
+  ret i32 -1
+}
+
+; ---- _steps.quick's order and loop for (root, fast): None when the walk does not
+; apply (_order's None), the number of steps run when all ran, -(1 + that number) when
+; one's program was not known; NULL on error
+define internal ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast) {
+entry:
+  %order = alloca %vec
+  store %vec zeroinitializer, ptr %order
+  %ranp = alloca i64
+  store i64 0, ptr %ranp
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %st = call i32 @lz_order(ptr %ctx, ptr %root, ptr %order)
+  switch i32 %st, label %fail [i32 0, label %notapplicable
+                               i32 1, label %run]
+notapplicable:
+  call void @vfree(ptr %order)
+  call void @Py_IncRef(ptr %none)
+  ret ptr %none
+run:
+  %np = getelementptr %vec, ptr %order, i32 0, i32 1
+  %count = load i64, ptr %np
+  %data = load ptr, ptr %order
+  br label %loop
+loop:
+  %i = phi i64 [0, %run], [%i1, %next]
+  %more = icmp slt i64 %i, %count
+  br i1 %more, label %body, label %done
+body:
+  ; taken from the order (no value outlives its readers)
+  %slot = getelementptr ptr, ptr %data, i64 %i
+  %n = load ptr, ptr %slot
+  store ptr null, ptr %slot
+  %op = call ptr @get(ptr %n, i64 %oo)
+  %v = call i32 @PySet_Contains(ptr %views, ptr %op)
+  %verr = icmp slt i32 %v, 0
+  br i1 %verr, label %failnode, label %viewtest
+viewtest:
+  %isview = icmp eq i32 %v, 1
+  %notroot = icmp ne ptr %n, %root
+  %skip = and i1 %isview, %notroot
+  br i1 %skip, label %release, label %step
+step:
+  %ran = load i64, ptr %ranp
+  %first = icmp eq i64 %ran, 0
+  %r = call i32 @lz_step(ptr %ctx, ptr %n, ptr %fast, i1 %first, ptr %root, i64 %count)
+  switch i32 %r, label %failnode [i32 0, label %stopped
+                                  i32 1, label %counted]
+counted:
+  %ran1 = add i64 %ran, 1
+  store i64 %ran1, ptr %ranp
+  br label %release
+release:
+  call void @Py_DecRef(ptr %n)
+  br label %next
+next:
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  call void @vfree(ptr %order)
+  %total = load i64, ptr %ranp
+  %res = call ptr @PyLong_FromLongLong(i64 %total)
+  ret ptr %res
+stopped:
+  call void @Py_DecRef(ptr %n)
+  call void @vfree(ptr %order)
+  %sofar = load i64, ptr %ranp
+  %neg = sub i64 -1, %sofar
+  %res2 = call ptr @PyLong_FromLongLong(i64 %neg)
+  ret ptr %res2
+failnode:
+  call void @Py_DecRef(ptr %n)
+  br label %fail
+fail:
+  call void @vfree(ptr %order)
+  ret ptr null
+}
+
+; ---- the module function's entry for steps: (root, fast), a Node and a dict
+define internal ptr @lz_steps_entry(ptr %ctx, ptr %args, i64 %nargs) {
+entry:
+  %two = icmp eq i64 %nargs, 2
+  br i1 %two, label %types, label %other
+types:
+  %root = load ptr, ptr %args
+  %fp = getelementptr ptr, ptr %args, i64 1
+  %fast = load ptr, ptr %fp
+  %rt = call ptr @type(ptr %root)
+  %nt = call ptr @w(ptr %ctx, i64 $C_NODE_T$)
+  %ft = call ptr @type(ptr %fast)
+  %dt = call ptr @w(ptr %ctx, i64 $C_DICT_T$)
+  %okr = icmp eq ptr %rt, %nt
+  %okf = icmp eq ptr %ft, %dt
+  %ok = and i1 %okr, %okf
+  br i1 %ok, label %go, label %other
+go:
+  %r = call ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast)
+  ret ptr %r
+other:
+  %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %o = call ptr @PyObject_Vectorcall(ptr %fn, ptr %args, i64 %nargs, ptr null)
+  ret ptr %o
+}

@@ -1,0 +1,216 @@
+"""Native steps (backend/steps.ll, ``_steps.NATIVE``): a new structure whose one-op
+programs are known runs its steps in native code, with the same values, signatures,
+counters and hand-over as ``_steps.quick`` in Python, and keeps no references."""
+import gc
+import sys
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _recording, _steps
+from lazyarray.backend import ir, library
+
+pytestmark = [
+    pytest.mark.skipif(not _recording.load_now(), reason="no native code for steps here"),
+    pytest.mark.skipif(not library.bundle_loaded(), reason="steps need the building blocks"),
+]
+
+
+@pytest.fixture(autouse=True)
+def always_step(monkeypatch):
+    monkeypatch.setattr(_steps, "NEW_COST", 0)  # (the walk makes missing one-op programs)
+
+
+def info():
+    return xp.compile_cache_info()
+
+
+def _graphs(a, b, m, i):
+    """Graphs of many kinds: scalars, two arrays, views below and as roots, reductions,
+    three sources, a matrix product, integers and booleans."""
+    return [
+        lambda: xp.sin(a) * 0.25 + a * 0.5 - a,
+        lambda: xp.exp(a * 0.5) / (b + 2.0) - xp.sqrt(xp.abs(b)),
+        lambda: a[1:-1] * 2.0 + a[2:] - xp.cos(a[:-2]),
+        lambda: xp.sum(xp.tanh(a) * b, axis=0) + 1.0,
+        lambda: xp.where(a > b, a * 2.0, b - 1.0) + 0.5,
+        lambda: (m @ m) * 0.5 + 1.0,
+        lambda: (i * 3 + 7) // 2 - (i % 5),
+        lambda: xp.logical_and(a > 0.25, b < 1.5) | (a == b),
+        lambda: xp.reshape(a * 2.0, (a.shape[0] // 2, 2)) + 1.0,
+        lambda: (a * 0.5 + 1.0)[3:9],
+    ]
+
+
+def _data():
+    rng = np.random.default_rng(3)
+    a = xp.asarray(rng.uniform(0.1, 2.0, 64))
+    b = xp.asarray(rng.uniform(0.1, 2.0, 64))
+    m = xp.asarray(rng.uniform(-1, 1, (6, 6)))
+    i = xp.asarray(rng.integers(-50, 50, 64))
+    return a, b, m, i
+
+
+def _run(make, native: bool, monkeypatch):
+    """Evaluate ``make()`` as a new structure, natively or by quick's Python loop:
+    (value, steps run, step evaluations, epochs passed)."""
+    monkeypatch.setattr(_steps, "NATIVE", _steps.NATIVE if native else None)
+    _steps._MET.clear()
+    y = make()
+    before, epoch = info(), ir.EPOCH
+    value = np.asarray(y)
+    after = info()
+    return (value, after.steps - before.steps,
+            after.step_evaluations - before.step_evaluations, ir.EPOCH - epoch)
+
+
+def test_native_steps_give_what_the_python_loop_gives(monkeypatch):
+    a, b, m, i = _data()
+    native = _steps.NATIVE
+    assert native is not None
+    for make in _graphs(a, b, m, i):
+        np.asarray(make())  # (its one-op programs made, in steps)
+        calls = []
+        monkeypatch.setattr(_steps, "NATIVE", lambda *args: calls.append(1) or native(*args))
+        got = _run(make, True, monkeypatch)
+        monkeypatch.setattr(_steps, "NATIVE", native)
+        want = _run(make, False, monkeypatch)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1:] == want[1:] and got[1] > 1 and got[2] == 1
+
+
+def test_native_steps_run_without_a_walk_and_sign_like_python(monkeypatch):
+    a, b, m, i = _data()
+    make = lambda: xp.exp(a * 0.5) / (b + 2.0) - xp.sqrt(xp.abs(b))  # noqa: E731
+    np.asarray(make())
+    from lazyarray import _program
+    walked = []
+    real = _program.keyed_walk
+    monkeypatch.setattr(_program, "keyed_walk", lambda r: walked.append(r) or real(r))
+    sigs = []
+    for native in (True, False):
+        _steps._MET.clear()
+        monkeypatch.setattr(_steps, "NATIVE", _steps.NATIVE if native else None)
+        e = a * 0.5
+        x = xp.exp(e)
+        y = x / (b + 2.0) - xp.sqrt(xp.abs(b))
+        np.asarray(y)
+        sigs.append([(n.sig[0], n.sig[2], len(n.sig[1]), n.sig[1][0] is n.value)
+                     for n in (e._node, x._node, y._node)])
+    assert walked == [] and sigs[0] == sigs[1]
+    assert all(s[1] == ir.NEVER and s[2] == 1 and s[3] for s in sigs[0])  # values: leaves
+
+
+def test_native_steps_hand_over_at_an_unknown_step(monkeypatch):
+    a = xp.asarray(np.linspace(0.5, 1.5, 77))
+    float(xp.sum(xp.expm1(a * 0.75 + 0.5) - a))  # (a structure of its own: in steps)
+    results = []
+    native = _steps.NATIVE
+    monkeypatch.setattr(_steps, "NATIVE", lambda *args: results.append(native(*args))
+                        or results[-1])
+    before = info()
+    y = xp.log1p(xp.cosh(a * 0.75 + 0.5) * 3.0)
+    got = np.asarray(y)
+    after = info()
+    # two steps ran, the third was not known (then None: the one-op programs made)
+    assert [r for r in results if r is not None] == [-3]
+    assert after.step_evaluations - before.step_evaluations == 1
+    assert after.steps - before.steps == 5
+    x = np.linspace(0.5, 1.5, 77)
+    np.testing.assert_allclose(got, np.log1p(np.cosh(x * 0.75 + 0.5) * 3.0), rtol=1e-14)
+
+
+def test_native_steps_leave_large_and_one_op_graphs_to_python():
+    a = xp.asarray(np.ones(_steps.STEP_MAX + 1))
+    assert _steps.NATIVE((a * 2.0 + 1.0)._node, {}) is None
+    b = xp.asarray(np.ones(10))
+    assert _steps.NATIVE((b * 2.0)._node, {}) is None
+    assert _steps.NATIVE((b[1:] * 2.0)._node, {}) is None  # a view and one op
+    assert _steps.NATIVE((b * 2.0 + 1.0)._node, {}) == -1  # nothing known: none ran
+
+
+def test_native_steps_check_their_arguments():
+    b = xp.asarray(np.ones(10))
+    for args in ((), (b._node,), (b._node, []), (b, {}), (b._node, {}, 1)):
+        with pytest.raises(TypeError, match="native_steps expects a Node and a dict"):
+            _steps.NATIVE(*args)
+
+
+def test_native_steps_keep_no_references(monkeypatch):
+    a, b, m, i = _data()
+    make = lambda: xp.exp(a * 0.5) / (b + 2.0) - xp.sqrt(xp.abs(b)) + xp.sum(a[1:-1])  # noqa
+    for _ in range(50):  # (its one-op programs made, their doors opened)
+        _steps._MET.clear()
+        np.asarray(make())
+    from lazyarray.backend import native
+    native.flush()
+    leaves = (a._node, b._node, a._node.value, b._node.value)
+    counts = [sys.getrefcount(x) for x in leaves]
+    gc.collect()
+    objects = len(gc.get_objects())
+    for _ in range(200):
+        _steps._MET.clear()
+        np.asarray(make())
+    gc.collect()
+    assert [sys.getrefcount(x) for x in leaves] == counts
+    assert len(gc.get_objects()) - objects < 50
+
+
+def test_native_steps_free_each_value_as_they_go():
+    a = xp.asarray(np.linspace(0, 1, 4096))
+    float(xp.sum(a * 0.5 + 0.25))
+    e = a
+    for _ in range(300):  # 600 steps: each value is freed once its reader has its own
+        e = e * 0.5 + 0.25
+    nodes = []
+    n = e._node
+    while n.srcs:
+        nodes.append(weakref.ref(n))
+        n = n.srcs[0]
+    del n
+    _steps._MET.clear()
+    before = info()
+    np.asarray(e)
+    assert info().steps - before.steps == 600
+    assert sum(r() is not None for r in nodes) == 1  # e's node only
+
+
+def test_a_failing_step_raises_and_leaves_the_rest_lazy(monkeypatch):
+    a = xp.asarray(np.linspace(0, 1, 50))
+    idx = xp.asarray(np.array([0, 3, 90]))
+    float(xp.sum(xp.take(a * 2.0, idx // 3) + 1.0))
+    y = xp.take(a * 2.0, idx // 1) + 1.0  # computed indices, one out of bounds
+    _steps._MET.clear()
+    with pytest.raises(IndexError):
+        np.asarray(y)
+    assert y._node.value is None
+    with pytest.raises(IndexError):
+        np.asarray(y)
+
+
+def test_native_steps_from_threads():
+    a = xp.asarray(np.linspace(0.5, 1.5, 200))
+    b = xp.asarray(np.linspace(1.5, 2.5, 200))
+    float(xp.sum(xp.sin(a) * b + 0.5 - a * 0.25))
+    want = np.sin(np.linspace(0.5, 1.5, 200)) * np.linspace(1.5, 2.5, 200) + 0.5
+    errors, got = [], []
+
+    def work(k: float):
+        try:
+            for j in range(200):
+                shared = xp.sin(a) * b + 0.5
+                y = shared - a * (0.25 + k + j)
+                z = shared * 1.0
+                got.append((np.asarray(y)[0], np.asarray(z)[0]))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(z == pytest.approx(want[0], rel=1e-14) for _, z in got)
