@@ -40,6 +40,7 @@ from typing import Optional
 import numpy as np
 
 from . import abi, names, native
+from .schedule import SCALAR_SLOT
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 IR_FILES = (os.path.join(_HERE, "recorder.ll"), os.path.join(_HERE, "steps.ll"))
@@ -56,7 +57,12 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  C_INDEX, C_TRACK,
  # steps (STEPS, backend/steps.ll): the view ops, the largest step, _steps._sign,
  # ir.signature, the first step's announcement, the dict type
- C_VIEWS, C_STEP_MAX, C_SIGN, C_SIGNATURE, C_FIRST, C_DICT_T, C_WORDS) = range(51)
+ C_VIEWS, C_STEP_MAX, C_SIGN, C_SIGNATURE, C_FIRST, C_DICT_T,
+ # a step's front door called directly (_steps.Direct): its type and slots, the name
+ # "door", dispatch.FALLBACK
+ C_DIRECT_T, C_D_RUNNER, C_D_INPUTS, C_D_SCALARS, C_D_KINDS, C_DOOR_NAME, C_DOOR_FALLBACK,
+ C_WORDS) = range(58)
+MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 BINARY, REFLECTED, UNARY, GETITEM, STEPS = 0, 1, 2, 3, 4  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
@@ -71,7 +77,8 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyErr_Occurred", "PyErr_Clear", "PyDescr_NewMethod", "PyCFunction_NewEx",
        "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append",
        "PySet_New", "PySet_Add", "PySet_Contains", "PyMem_Realloc", "PyMem_Free",
-       "PyErr_NoMemory", "PyDict_SetItem")
+       "PyErr_NoMemory", "PyDict_SetItem", "PyObject_GetAttr", "PyBytes_FromStringAndSize",
+       "PyBytes_AsString", "PyFloat_AsDouble")
 
 
 def unit() -> native.Unit:
@@ -93,7 +100,7 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
     values = {name: value for name, value in globals().items()
               if name.isupper() and type(value) is int}
     values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,
-                  STUBS=stubs)
+                  STUBS=stubs, SCALAR_SLOT=SCALAR_SLOT)
     text = re.sub(r"\$([A-Z_0-9]+)\$", lambda m: str(values[m.group(1)]), template)
     parts = [text]
     for k in range(stubs):

@@ -8,6 +8,10 @@ declare ptr @PyMem_Realloc(ptr, i64)
 declare void @PyMem_Free(ptr)
 declare ptr @PyErr_NoMemory()
 declare i32 @PyDict_SetItem(ptr, ptr, ptr)
+declare ptr @PyObject_GetAttr(ptr, ptr)
+declare ptr @PyBytes_FromStringAndSize(ptr, i64)
+declare ptr @PyBytes_AsString(ptr)
+declare double @PyFloat_AsDouble(ptr)
 
 ; a growable array of strong references (NULL entries allowed): data, count, capacity
 %vec = type { ptr, i64, i64 }
@@ -522,6 +526,190 @@ no:
   ret i1 0
 }
 
+; a position among a tuple's items (a Python int), or -1
+define internal i64 @position(ptr %ctx, ptr %positions, i64 %i, i64 %count) {
+entry:
+  %of = alloca i32
+  %p = call ptr @item(ptr %positions, i64 %i)
+  %t = call ptr @type(ptr %p)
+  %intt = call ptr @w(ptr %ctx, i64 $C_INT_T$)
+  %isint = icmp eq ptr %t, %intt
+  br i1 %isint, label %value, label %no
+value:
+  store i32 0, ptr %of
+  %x = call i64 @PyLong_AsLongLongAndOverflow(ptr %p, ptr %of)
+  %o = load i32, ptr %of
+  %over = icmp ne i32 %o, 0
+  %neg = icmp slt i64 %x, 0
+  %past = icmp sge i64 %x, %count
+  %b1 = or i1 %over, %neg
+  %bad = or i1 %b1, %past
+  br i1 %bad, label %no, label %yes
+yes:
+  ret i64 %x
+no:
+  ret i64 -1
+}
+
+; one scalar packed into its slot at %at (runtime.scalar_packer's float64 and int64
+; formats: the value, then zeros): 1, or 0 when its value is not what the slot takes
+define internal i1 @pack(ptr %ctx, ptr %v, i64 %kind, ptr %at) {
+entry:
+  %of = alloca i32
+  %t = call ptr @type(ptr %v)
+  %rest = getelementptr i8, ptr %at, i64 8
+  store i64 0, ptr %rest
+  switch i64 %kind, label %no [i64 0, label %float
+                               i64 1, label %int]
+float:
+  %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
+  %isf = icmp eq ptr %t, %ft
+  br i1 %isf, label %putf, label %no
+putf:
+  %d = call double @PyFloat_AsDouble(ptr %v)
+  store double %d, ptr %at
+  ret i1 1
+int:
+  %it = call ptr @w(ptr %ctx, i64 $C_INT_T$)
+  %isi = icmp eq ptr %t, %it
+  br i1 %isi, label %geti, label %no
+geti:
+  store i32 0, ptr %of
+  %x = call i64 @PyLong_AsLongLongAndOverflow(ptr %v, ptr %of)
+  %o = load i32, ptr %of
+  %over = icmp ne i32 %o, 0
+  br i1 %over, label %no, label %puti
+puti:
+  store i64 %x, ptr %at
+  ret i1 1
+no:
+  ret i1 0
+}
+
+; ---- a one-op program's front door called here (_steps.Direct): its output (new
+; reference); NULL with an error set on error; NULL without one when the entry has
+; no Direct, its door is not open, a scalar is not what its slot takes natively, or the
+; door falls back: then the leaf runner runs it
+define internal ptr @lz_direct(ptr %ctx, ptr %ent, ptr %leaves) {
+entry:
+  %args = alloca [$MAX_DIRECT$ x ptr]
+  %n = call i64 @size(ptr %ent)
+  %three = icmp eq i64 %n, 3
+  br i1 %three, label %spec, label %no
+spec:
+  %d = call ptr @item(ptr %ent, i64 2)
+  %dtp = call ptr @type(ptr %d)
+  %dt = call ptr @w(ptr %ctx, i64 $C_DIRECT_T$)
+  %isd = icmp eq ptr %dtp, %dt
+  br i1 %isd, label %fields, label %no
+fields:
+  %o1 = call i64 @wi(ptr %ctx, i64 $C_D_RUNNER$)
+  %runner = call ptr @get(ptr %d, i64 %o1)
+  %o2 = call i64 @wi(ptr %ctx, i64 $C_D_INPUTS$)
+  %inputs = call ptr @get(ptr %d, i64 %o2)
+  %o3 = call i64 @wi(ptr %ctx, i64 $C_D_SCALARS$)
+  %scalars = call ptr @get(ptr %d, i64 %o3)
+  %o4 = call i64 @wi(ptr %ctx, i64 $C_D_KINDS$)
+  %kinds = call ptr @get(ptr %d, i64 %o4)
+  %ni = call i64 @size(ptr %inputs)
+  %ns = call i64 @size(ptr %scalars)
+  %nk = call i64 @size(ptr %kinds)
+  %nl = call i64 @size(ptr %leaves)
+  %some = icmp sgt i64 %ns, 0
+  %extra = zext i1 %some to i64
+  %nargs = add i64 %ni, %extra
+  %fits = icmp sle i64 %nargs, $MAX_DIRECT$
+  %samek = icmp eq i64 %nk, %ns
+  %ok = and i1 %fits, %samek
+  br i1 %ok, label %door, label %no
+door:
+  %name = call ptr @w(ptr %ctx, i64 $C_DOOR_NAME$)
+  %dr = call ptr @PyObject_GetAttr(ptr %runner, ptr %name)
+  %nodr = icmp eq ptr %dr, null
+  br i1 %nodr, label %error, label %isopen
+isopen:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %closed = icmp eq ptr %dr, %none
+  br i1 %closed, label %nodoor, label %ins
+ins:
+  %i = phi i64 [0, %isopen], [%i1, %put]
+  %imore = icmp slt i64 %i, %ni
+  br i1 %imore, label %in, label %scal
+in:
+  %pi = call i64 @position(ptr %ctx, ptr %inputs, i64 %i, i64 %nl)
+  %badi = icmp slt i64 %pi, 0
+  br i1 %badi, label %nodoor, label %put
+put:
+  %x = call ptr @item(ptr %leaves, i64 %pi)
+  %slot = getelementptr ptr, ptr %args, i64 %i
+  store ptr %x, ptr %slot
+  %i1 = add i64 %i, 1
+  br label %ins
+scal:
+  br i1 %some, label %bytes, label %call
+bytes:
+  %size = mul i64 %ns, $SCALAR_SLOT$
+  %b = call ptr @PyBytes_FromStringAndSize(ptr null, i64 %size)
+  %nob = icmp eq ptr %b, null
+  br i1 %nob, label %errordoor, label %buffer
+buffer:
+  %buf = call ptr @PyBytes_AsString(ptr %b)
+  br label %sloop
+sloop:
+  %j = phi i64 [0, %buffer], [%j1, %packed]
+  %jmore = icmp slt i64 %j, %ns
+  br i1 %jmore, label %sbody, label %sdone
+sbody:
+  %pj = call i64 @position(ptr %ctx, ptr %scalars, i64 %j, i64 %nl)
+  %kj = call i64 @position(ptr %ctx, ptr %kinds, i64 %j, i64 2)
+  %badp = icmp slt i64 %pj, 0
+  %badk = icmp slt i64 %kj, 0
+  %badj = or i1 %badp, %badk
+  br i1 %badj, label %nobytes, label %value
+value:
+  %v = call ptr @item(ptr %leaves, i64 %pj)
+  %off = mul i64 %j, $SCALAR_SLOT$
+  %at = getelementptr i8, ptr %buf, i64 %off
+  %pk = call i1 @pack(ptr %ctx, ptr %v, i64 %kj, ptr %at)
+  br i1 %pk, label %packed, label %nobytes
+packed:
+  %j1 = add i64 %j, 1
+  br label %sloop
+sdone:
+  %last = getelementptr ptr, ptr %args, i64 %ni
+  store ptr %b, ptr %last
+  br label %call
+call:
+  %held = phi ptr [null, %scal], [%b, %sdone]
+  %r = call ptr @PyObject_Vectorcall(ptr %dr, ptr %args, i64 %nargs, ptr null)
+  call void @Py_DecRef(ptr %held)
+  call void @Py_DecRef(ptr %dr)
+  %nor = icmp eq ptr %r, null
+  br i1 %nor, label %error, label %result
+result:
+  %fb = call ptr @w(ptr %ctx, i64 $C_DOOR_FALLBACK$)
+  %isfb = icmp eq ptr %r, %fb
+  br i1 %isfb, label %fellback, label %done
+done:
+  ret ptr %r
+fellback:
+  call void @Py_DecRef(ptr %r)
+  br label %no
+nobytes:
+  call void @Py_DecRef(ptr %b)
+  br label %nodoor
+nodoor:
+  call void @Py_DecRef(ptr %dr)
+  br label %no
+no:
+  ret ptr null
+errordoor:
+  call void @Py_DecRef(ptr %dr)
+  br label %error
+error:
+  ret ptr null
+}
+
 ; ---- one step: %n (held) signed from its sources as they are now, then run by its
 ; one-op program in %fast if there is one (_program._run_known); 1 ran, 0 not known, -1
 ; on error.  %first: call C_FIRST(root, count) before running it
@@ -602,13 +790,21 @@ announced:
   call void @Py_DecRef(ptr %fr)
   br label %run
 run:
-  %runfn = call ptr @item(ptr %hitp, i64 0)
   %leaf = call ptr @item(ptr %hitp, i64 1)
   %lv = call ptr @item(ptr %sig, i64 1)
-  %value = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %runfn, ptr %lv, ptr null)
-  %novalue2 = icmp eq ptr %value, null
-  br i1 %novalue2, label %failentry, label %evaluate
+  %dv = call ptr @lz_direct(ptr %ctx, ptr %hitp, ptr %lv)
+  %nodv = icmp eq ptr %dv, null
+  br i1 %nodv, label %notdirect, label %evaluate
+notdirect:
+  %derr = call i1 @failed()
+  br i1 %derr, label %failentry, label %closure
+closure:
+  %runfn = call ptr @item(ptr %hitp, i64 0)
+  %cv = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %runfn, ptr %lv, ptr null)
+  %nocv = icmp eq ptr %cv, null
+  br i1 %nocv, label %failentry, label %evaluate
 evaluate:
+  %value = phi ptr [%dv, %run], [%cv, %closure]
   %st = call i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %value, ptr %leaf)
   call void @Py_DecRef(ptr %hitp)
   call void @Py_DecRef(ptr %sig)

@@ -277,7 +277,7 @@ def _remember(roots: list, computed: list, runner, nodes: list, values: list) ->
     run = _leaf_runner(runner, tuple(inputs), tuple(zip(scalars, dtypes)), single)
     ids = tuple(ir.leaf_id(r.op, r.dtype, r.shape) for r in computed)
     if single:
-        fast[key] = (run, ids[0])
+        fast[key] = (run, ids[0], _steps.direct(runner, inputs, scalars, dtypes))
     else:  # which of roots the program computes (candidates that were no siblings: not)
         position = {id(r): i for i, r in enumerate(roots)}
         fast[key] = (run, ids, tuple(position[id(r)] for r in computed))

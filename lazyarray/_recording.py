@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+from typing import Optional
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ._array_object import Array
 from ._elementwise import _EXACT_INT, _FLOATING, _INT_BOUNDS
 from ._live import RECENT
 from ._views import track
-from .backend import ir, library, native, recorder, threads
+from .backend import dispatch, ir, library, native, recorder, threads
 
 _lock = threading.Lock()
 _state: dict = {}  # "recorder": the loaded unit's Recorder, "installed": method names
@@ -33,6 +34,7 @@ _PACKAGE = __name__.rpartition(".")[0]
 _I64 = (-(1 << 63), (1 << 63) - 1)
 _EPOCH = "EPOCH"  # the name of ir's epoch counter, read by the unit from its module dict
 _TAGS = ("s", "i", "index")  # a basic index's item tags and a view's link tag
+_DOOR = "door"  # a runner's front door (its attribute)
 
 
 def enabled() -> bool:
@@ -98,9 +100,11 @@ def install(addresses) -> None:
             done.append(name)
         done += _functions(rec, common)
         _state["installed"] = done
-        words, keep = _steps_words(common)
-        _steps.NATIVE = rec.function("native_steps", _steps.native_fallback.__doc__,
-                                     _steps.__name__, (recorder.context(words), keep))
+        steps = _steps_words(common)
+        if steps is not None:
+            words, keep = steps
+            _steps.NATIVE = rec.function("native_steps", _steps.native_fallback.__doc__,
+                                         _steps.__name__, (recorder.context(words), keep))
 
 
 class _Holder(tuple):
@@ -200,14 +204,23 @@ def _common():
     return words, keep
 
 
-def _steps_words(common) -> tuple:
-    """The context of the native steps (``_steps.quick``) and the objects it names."""
+def _steps_words(common) -> Optional[tuple]:
+    """The context of the native steps (``_steps.quick``) and the objects it names; None
+    when a slot's offset cannot be read."""
     words = list(common[0])
     words[recorder.C_KIND] = recorder.STEPS
     words[recorder.C_STEP_MAX] = _steps.STEP_MAX
+    offsets = [recorder.slot_offset(_steps.Direct, s)
+               for s in ("runner", "inputs", "scalars", "kinds")]
+    if None in offsets:
+        return None
+    (words[recorder.C_D_RUNNER], words[recorder.C_D_INPUTS], words[recorder.C_D_SCALARS],
+     words[recorder.C_D_KINDS]) = offsets
     named = ((recorder.C_VIEWS, _steps.VIEW_OPS), (recorder.C_SIGN, _steps._sign),
              (recorder.C_SIGNATURE, ir.signature), (recorder.C_FIRST, _steps.first_step),
-             (recorder.C_DICT_T, dict), (recorder.C_FALLBACK, _steps.native_fallback))
+             (recorder.C_DICT_T, dict), (recorder.C_FALLBACK, _steps.native_fallback),
+             (recorder.C_DIRECT_T, _steps.Direct), (recorder.C_DOOR_NAME, _DOOR),
+             (recorder.C_DOOR_FALLBACK, dispatch.FALLBACK))
     for w, obj in named:
         words[w] = id(obj)
     return words, (common[1], named)

@@ -299,6 +299,32 @@ NATIVE = None
 VIEW_OPS = _VIEW
 
 
+class Direct:
+    """How the native steps call a one-op program's front door themselves, without its
+    leaf runner (``_program._leaf_runner``): its runner (whose ``door``, once open, takes
+    the inputs and, if any, the packed scalars), the positions of its inputs and scalars
+    among the signature's leaves, and each scalar's slot kind (``SLOT_KINDS``)."""
+
+    __slots__ = ("runner", "inputs", "scalars", "kinds")
+
+    def __init__(self, runner, inputs: tuple, scalars: tuple, kinds: tuple) -> None:
+        self.runner, self.inputs, self.scalars, self.kinds = runner, inputs, scalars, kinds
+
+
+SLOT_KINDS = {"float64": 0, "int64": 1}  # scalars packed natively (a float, an int)
+
+
+def direct(runner, inputs: list, scalars: list, dtypes: list) -> Optional[Direct]:
+    """The ``Direct`` of a one-output program whose scalars are all float64 or int64
+    (the others are packed by the leaf runner); None otherwise."""
+    if len(runner.outputs) != 1:
+        return None
+    kinds = tuple(SLOT_KINDS.get(d.name, -1) for d in dtypes)
+    if -1 in kinds:
+        return None
+    return Direct(runner, tuple(inputs), tuple(scalars), kinds)
+
+
 def first_step(root, count: int) -> None:
     """The native steps run their first: counted and announced, as ``quick`` does."""
     _counted(lambda: _key(root), count)

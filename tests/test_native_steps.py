@@ -28,6 +28,16 @@ def info():
     return xp.compile_cache_info()
 
 
+def _in_steps(make, monkeypatch) -> None:
+    """Evaluate ``make()`` in steps, its one-op programs made, even where an earlier test
+    planned its structure whole."""
+    with monkeypatch.context() as m:
+        m.setattr(_steps.PROGRAMS, "has_schedule", lambda key: False)
+        _steps._MET.clear()
+        _steps._SEEN.clear()
+        np.asarray(make())
+
+
 def _graphs(a, b, m, i):
     """Graphs of many kinds: scalars, two arrays, views below and as roots, reductions,
     three sources, a matrix product, integers and booleans."""
@@ -72,7 +82,7 @@ def test_native_steps_give_what_the_python_loop_gives(monkeypatch):
     native = _steps.NATIVE
     assert native is not None
     for make in _graphs(a, b, m, i):
-        np.asarray(make())  # (its one-op programs made, in steps)
+        _in_steps(make, monkeypatch)
         calls = []
         monkeypatch.setattr(_steps, "NATIVE", lambda *args: calls.append(1) or native(*args))
         got = _run(make, True, monkeypatch)
@@ -85,7 +95,7 @@ def test_native_steps_give_what_the_python_loop_gives(monkeypatch):
 def test_native_steps_run_without_a_walk_and_sign_like_python(monkeypatch):
     a, b, m, i = _data()
     make = lambda: xp.exp(a * 0.5) / (b + 2.0) - xp.sqrt(xp.abs(b))  # noqa: E731
-    np.asarray(make())
+    _in_steps(make, monkeypatch)
     from lazyarray import _program
     walked = []
     real = _program.keyed_walk
@@ -106,7 +116,7 @@ def test_native_steps_run_without_a_walk_and_sign_like_python(monkeypatch):
 
 def test_native_steps_hand_over_at_an_unknown_step(monkeypatch):
     a = xp.asarray(np.linspace(0.5, 1.5, 77))
-    float(xp.sum(xp.expm1(a * 0.75 + 0.5) - a))  # (a structure of its own: in steps)
+    _in_steps(lambda: xp.expm1(a * 0.75 + 0.5) * a, monkeypatch)
     results = []
     native = _steps.NATIVE
     monkeypatch.setattr(_steps, "NATIVE", lambda *args: results.append(native(*args))
@@ -143,8 +153,7 @@ def test_native_steps_keep_no_references(monkeypatch):
     a, b, m, i = _data()
     make = lambda: xp.exp(a * 0.5) / (b + 2.0) - xp.sqrt(xp.abs(b)) + xp.sum(a[1:-1])  # noqa
     for _ in range(50):  # (its one-op programs made, their doors opened)
-        _steps._MET.clear()
-        np.asarray(make())
+        _in_steps(make, monkeypatch)
     from lazyarray.backend import native
     native.flush()
     leaves = (a._node, b._node, a._node.value, b._node.value)
@@ -159,9 +168,9 @@ def test_native_steps_keep_no_references(monkeypatch):
     assert len(gc.get_objects()) - objects < 50
 
 
-def test_native_steps_free_each_value_as_they_go():
+def test_native_steps_free_each_value_as_they_go(monkeypatch):
     a = xp.asarray(np.linspace(0, 1, 4096))
-    float(xp.sum(a * 0.5 + 0.25))
+    _in_steps(lambda: a * 0.5 + 0.25, monkeypatch)
     e = a
     for _ in range(300):  # 600 steps: each value is freed once its reader has its own
         e = e * 0.5 + 0.25
@@ -181,7 +190,7 @@ def test_native_steps_free_each_value_as_they_go():
 def test_a_failing_step_raises_and_leaves_the_rest_lazy(monkeypatch):
     a = xp.asarray(np.linspace(0, 1, 50))
     idx = xp.asarray(np.array([0, 3, 90]))
-    float(xp.sum(xp.take(a * 2.0, idx // 3) + 1.0))
+    _in_steps(lambda: xp.take(a * 2.0, idx // 3) + 1.0, monkeypatch)
     y = xp.take(a * 2.0, idx // 1) + 1.0  # computed indices, one out of bounds
     _steps._MET.clear()
     with pytest.raises(IndexError):
@@ -191,10 +200,10 @@ def test_a_failing_step_raises_and_leaves_the_rest_lazy(monkeypatch):
         np.asarray(y)
 
 
-def test_native_steps_from_threads():
+def test_native_steps_from_threads(monkeypatch):
     a = xp.asarray(np.linspace(0.5, 1.5, 200))
     b = xp.asarray(np.linspace(1.5, 2.5, 200))
-    float(xp.sum(xp.sin(a) * b + 0.5 - a * 0.25))
+    _in_steps(lambda: xp.sin(a) * b + 0.5 - a * 0.25, monkeypatch)
     want = np.sin(np.linspace(0.5, 1.5, 200)) * np.linspace(1.5, 2.5, 200) + 0.5
     errors, got = [], []
 
@@ -214,3 +223,30 @@ def test_native_steps_from_threads():
         t.join()
     assert not errors
     assert all(z == pytest.approx(want[0], rel=1e-14) for _, z in got)
+
+
+def test_open_front_doors_are_called_without_the_leaf_runners(monkeypatch):
+    a = xp.asarray(np.linspace(0.5, 1.5, 81))
+    b = xp.asarray(np.linspace(1.5, 2.5, 81))
+    make = lambda k: xp.exp(a * k) / (b + 2.0) - xp.sqrt(xp.abs(b)) * 3.0  # noqa: E731
+    for k in range(4):  # (one-op programs made, run twice: their doors open)
+        _in_steps(lambda: make(0.5 + k), monkeypatch)
+    fast = _steps.PROGRAMS.by_signature
+    calls = []
+
+    def counted(run):
+        return lambda leaves: calls.append(1) or run(leaves)
+    for key, entry in list(fast.items()):
+        if len(entry) == 3 and type(entry[2]) is _steps.Direct:
+            monkeypatch.setitem(fast, key, (counted(entry[0]),) + entry[1:])
+    _steps._MET.clear()
+    before = info()
+    got = np.asarray(make(0.25))
+    assert info().steps - before.steps == 8 and calls == []
+    x, y = np.linspace(0.5, 1.5, 81), np.linspace(1.5, 2.5, 81)
+    np.testing.assert_allclose(got, np.exp(x * 0.25) / (y + 2.0) - np.sqrt(y) * 3.0, rtol=1e-14)
+    # a scalar the slot does not take natively (an int for a float64 slot): the leaf runner
+    _steps._MET.clear()
+    got = np.asarray(xp.exp(a * 0.125) / (b + 2) - xp.sqrt(xp.abs(b)) * 3.0)
+    assert calls
+    np.testing.assert_allclose(got, np.exp(x * 0.125) / (y + 2) - np.sqrt(y) * 3.0, rtol=1e-14)
