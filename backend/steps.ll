@@ -710,6 +710,65 @@ error:
   ret ptr null
 }
 
+; ---- the computed sources among %srcs (views the steps passed) signed from their own
+; sources as they are now (_steps._sign), when those are all leaves: 1; 0 when one is not
+; (the Python function signs them); -1 on error
+define internal i32 @lz_sign_views(ptr %ctx, ptr %srcs) {
+entry:
+  %k = call i64 @size(ptr %srcs)
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  br label %check
+check:
+  ; first, that every computed source reads leaves only (nothing is signed otherwise)
+  %i = phi i64 [0, %entry], [%i1, %cnext]
+  %more = icmp slt i64 %i, %k
+  br i1 %more, label %cbody, label %sign
+cbody:
+  %s = call ptr @item(ptr %srcs, i64 %i)
+  %c = call i1 @computed(ptr %ctx, ptr %s)
+  br i1 %c, label %deep, label %cnext
+deep:
+  %ss = call ptr @get(ptr %s, i64 %osr)
+  %b = call i1 @below(ptr %ctx, ptr %ss)
+  br i1 %b, label %no, label %cnext
+cnext:
+  %i1 = add i64 %i, 1
+  br label %check
+sign:
+  %j = phi i64 [0, %check], [%j1, %snext]
+  %smore = icmp slt i64 %j, %k
+  br i1 %smore, label %sbody, label %yes
+sbody:
+  %v = call ptr @item(ptr %srcs, i64 %j)
+  %vc = call i1 @computed(ptr %ctx, ptr %v)
+  br i1 %vc, label %one, label %snext
+one:
+  call void @Py_IncRef(ptr %v)
+  %vs = call ptr @get(ptr %v, i64 %osr)
+  call void @Py_IncRef(ptr %vs)
+  %sig = call ptr @lz_ssig(ptr %ctx, ptr %v, ptr %vs)
+  call void @Py_DecRef(ptr %vs)
+  %nosig = icmp eq ptr %sig, null
+  br i1 %nosig, label %fail, label %store
+store:
+  %old = call ptr @get(ptr %v, i64 %osg)
+  call void @set(ptr %v, i64 %osg, ptr %sig)
+  call void @Py_DecRef(ptr %old)
+  call void @Py_DecRef(ptr %v)
+  br label %snext
+snext:
+  %j1 = add i64 %j, 1
+  br label %sign
+yes:
+  ret i32 1
+no:
+  ret i32 0
+fail:
+  call void @Py_DecRef(ptr %v)
+  ret i32 -1
+}
+
 ; ---- one step: %n (held) signed from its sources as they are now, then run by its
 ; one-op program in %fast if there is one (_program._run_known); 1 ran, 0 not known, -1
 ; on error.  %first: call C_FIRST(root, count) before running it
@@ -723,6 +782,14 @@ entry:
   %b = call i1 @below(ptr %ctx, ptr %srcs)
   br i1 %b, label %signed, label %own
 signed:
+  ; views of leaves below: signed here; deeper ones by the Python function
+  %vs = call i32 @lz_sign_views(ptr %ctx, ptr %srcs)
+  switch i32 %vs, label %viewerror [i32 1, label %own
+                                    i32 0, label %python]
+viewerror:
+  call void @Py_DecRef(ptr %srcs)
+  br label %error
+python:
   call void @Py_DecRef(ptr %srcs)
   %sfn = call ptr @w(ptr %ctx, i64 $C_SIGN$)
   %sr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %sfn, ptr %n, ptr null)
@@ -830,7 +897,7 @@ error:
 ; ---- _steps.quick's order and loop for (root, fast): None when the walk does not
 ; apply (_order's None), the number of steps run when all ran, -(1 + that number) when
 ; one's program was not known; NULL on error
-define internal ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast) {
+define internal ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast, i1 %announce) {
 entry:
   %order = alloca %vec
   store %vec zeroinitializer, ptr %order
@@ -871,7 +938,8 @@ viewtest:
   br i1 %skip, label %release, label %step
 step:
   %ran = load i64, ptr %ranp
-  %first = icmp eq i64 %ran, 0
+  %none_ran = icmp eq i64 %ran, 0
+  %first = and i1 %none_ran, %announce
   %r = call i32 @lz_step(ptr %ctx, ptr %n, ptr %fast, i1 %first, ptr %root, i64 %count)
   switch i32 %r, label %failnode [i32 0, label %stopped
                                   i32 1, label %counted]
@@ -905,11 +973,14 @@ fail:
   ret ptr null
 }
 
-; ---- the module function's entry for steps: (root, fast), a Node and a dict
+; ---- the module function's entry for steps: (root, fast), a Node and a dict, and a
+; third argument when the evaluation's first step ran already (not announced again)
 define internal ptr @lz_steps_entry(ptr %ctx, ptr %args, i64 %nargs) {
 entry:
   %two = icmp eq i64 %nargs, 2
-  br i1 %two, label %types, label %other
+  %three = icmp eq i64 %nargs, 3
+  %count = or i1 %two, %three
+  br i1 %count, label %types, label %other
 types:
   %root = load ptr, ptr %args
   %fp = getelementptr ptr, ptr %args, i64 1
@@ -923,7 +994,7 @@ types:
   %ok = and i1 %okr, %okf
   br i1 %ok, label %go, label %other
 go:
-  %r = call ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast)
+  %r = call ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast, i1 %two)
   ret ptr %r
 other:
   %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)

@@ -172,8 +172,11 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
     ran = False  # a step has run
     until = -1   # the steps up to this position were predicted
     _local.depth = getattr(_local, "depth", 0) + 1
+    i = -1
     try:
-        for i, n in enumerate(nodes):
+        while i + 1 < len(nodes):
+            i += 1
+            n = nodes[i]
             if ran:  # (until a step runs, no value is made: a None leaves the walk whole)
                 nodes[i] = None
             srcs = n.srcs
@@ -203,9 +206,30 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
             counts.steps += 1
             if not hit:
                 compute(one, what)
+                if len(nodes) - i > WINDOW and len(roots) == 1 and NATIVE is not None:
+                    if _hand_on(roots[0], fast, nodes, i):
+                        return True
+                    until = i  # (the positions from here on are new)
     finally:
         _local.depth -= 1
     return True
+
+
+def _hand_on(root, fast: dict, nodes: list, i: int) -> bool:
+    """The steps after position ``i`` of ``nodes`` run natively, from the first whose
+    one-op program was just made (a chain's next ones are the same op): True when all
+    ran; False when one is not known, with the rest of ``nodes`` replaced by the nodes
+    still to compute, in order, for the Python loop to go on with."""
+    del nodes[i + 1:]  # (the native steps free each value as they go)
+    # (marked nodes need no check: the walk's _live.keep has seen this graph)
+    ran = NATIVE(root, fast, True)  # (continued: announced already)
+    if ran is not None and ran >= 0:
+        COUNTS.steps += ran
+        return True
+    if ran is not None:
+        COUNTS.steps += -1 - ran
+    nodes.extend(_order(root, False) or ())
+    return False
 
 
 # root signature ids of the structures that ``quick`` ran or handed on (their next
@@ -294,7 +318,9 @@ def _native(root, key: int, fast: dict) -> bool:
 
 # ``quick``'s walk and loop as native code (backend/steps.ll, installed with the native
 # recording by lazyarray/_recording.py): NATIVE(root, fast) is None where ``_order`` is,
-# the count of steps run when all ran, -(1 + that count) when one's program is not known
+# the count of steps run when all ran, -(1 + that count) when one's program is not known;
+# NATIVE(root, fast, True) goes on with an evaluation whose first step ran (``_hand_on``:
+# not announced again)
 NATIVE = None
 VIEW_OPS = _VIEW
 
@@ -359,10 +385,10 @@ def handed_over() -> bool:
     return started
 
 
-def _order(root) -> Optional[list]:
-    """The computed nodes below ``root`` (itself included) in topological order, or None
-    when one is larger than ``STEP_MAX`` elements or marked (``_live``), or when fewer
-    than two are not views."""
+def _order(root, limits: bool = True) -> Optional[list]:
+    """The computed nodes below ``root`` (itself included) in topological order; with
+    ``limits``, None when one is larger than ``STEP_MAX`` elements or marked
+    (``_live``), or when fewer than two are not views."""
     order: list = []
     done: set = set()
     stack = [root]
@@ -381,11 +407,11 @@ def _order(root) -> Optional[list]:
             done.add(n)
             if n.value is not None or not n.srcs:  # evaluated meanwhile
                 continue
-            if prod(n.shape) > STEP_MAX or (marked and _live.is_marked(n)):
+            if limits and (prod(n.shape) > STEP_MAX or (marked and _live.is_marked(n))):
                 return None
             ops += n.op not in views
             order.append(n)
-    return order if ops >= 2 else None
+    return order if ops >= 2 or not limits else None
 
 
 def _window(nodes: list, start: int) -> tuple:

@@ -52,6 +52,7 @@ def _graphs(a, b, m, i):
         lambda: xp.logical_and(a > 0.25, b < 1.5) | (a == b),
         lambda: xp.reshape(a * 2.0, (a.shape[0] // 2, 2)) + 1.0,
         lambda: (a * 0.5 + 1.0)[3:9],
+        lambda: a[1:][2:] * 2.0 + b[3:] - xp.sin(b[1:-2]),  # a view of a view below
     ]
 
 
@@ -144,7 +145,7 @@ def test_native_steps_leave_large_and_one_op_graphs_to_python():
 
 def test_native_steps_check_their_arguments():
     b = xp.asarray(np.ones(10))
-    for args in ((), (b._node,), (b._node, []), (b, {}), (b._node, {}, 1)):
+    for args in ((), (b._node,), (b._node, []), (b, {}), (b._node, {}, 1, 2)):
         with pytest.raises(TypeError, match="native_steps expects a Node and a dict"):
             _steps.NATIVE(*args)
 
@@ -250,3 +251,50 @@ def test_open_front_doors_are_called_without_the_leaf_runners(monkeypatch):
     got = np.asarray(xp.exp(a * 0.125) / (b + 2) - xp.sqrt(xp.abs(b)) * 3.0)
     assert calls
     np.testing.assert_allclose(got, np.exp(x * 0.125) / (y + 2) - np.sqrt(y) * 3.0, rtol=1e-14)
+
+
+def test_views_of_leaves_are_signed_natively(monkeypatch):
+    a = xp.asarray(np.linspace(0.5, 1.5, 83))
+    make = lambda: a[1:-1] * 2.0 + a[2:] - xp.cos(a[:-2])  # noqa: E731
+    deep = lambda: a[1:][2:] * 2.0 + a[3:] - xp.cos(a[:-3])  # noqa: E731
+    for f in (make, deep):
+        _in_steps(f, monkeypatch)
+    signed = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is _steps._sign.__code__:
+            signed.append(1)
+    for f, python in ((make, 0), (deep, 1)):
+        _steps._MET.clear()
+        y = f()
+        before = info()
+        sys.setprofile(profile)
+        try:
+            np.asarray(y)
+        finally:
+            sys.setprofile(None)
+        assert info().step_evaluations == before.step_evaluations + 1
+        assert len(signed) == python  # (the view of a view: by the Python function)
+
+
+def test_a_chain_goes_on_natively_after_its_first_step_is_made():
+    from lazyarray import _program
+    x = np.linspace(0.5, 1.5, 600)
+    e = xp.asarray(x)
+    for _ in range(2500):  # (a length of its own: a structure no other test evaluates)
+        e = e * 1.0000005  # (a multiplier of its own: its one-op program is new here)
+    called = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is _program._run_known.__code__:
+            called.append(1)
+    before = info()
+    sys.setprofile(profile)
+    try:
+        got = float(xp.sum(e))
+    finally:
+        sys.setprofile(None)
+    assert info().step_evaluations == before.step_evaluations + 1
+    assert info().steps - before.steps == 2501
+    assert len(called) < 20  # not one a step
+    assert got == pytest.approx(float(np.sum(x * 1.0000005 ** 2500)), rel=1e-9)
