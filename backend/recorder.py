@@ -78,7 +78,7 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append",
        "PySet_New", "PySet_Add", "PySet_Contains", "PyMem_Realloc", "PyMem_Free",
        "PyErr_NoMemory", "PyDict_SetItem", "PyObject_GetAttr", "PyBytes_FromStringAndSize",
-       "PyBytes_AsString", "PyFloat_AsDouble")
+       "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem")
 
 
 def unit() -> native.Unit:

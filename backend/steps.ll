@@ -9,6 +9,7 @@ declare void @PyMem_Free(ptr)
 declare ptr @PyErr_NoMemory()
 declare i32 @PyDict_SetItem(ptr, ptr, ptr)
 declare ptr @PyObject_GetAttr(ptr, ptr)
+declare i32 @PyList_SetItem(ptr, i64, ptr)
 declare ptr @PyBytes_FromStringAndSize(ptr, i64)
 declare ptr @PyBytes_AsString(ptr)
 declare double @PyFloat_AsDouble(ptr)
@@ -973,6 +974,47 @@ fail:
   ret ptr null
 }
 
+; ---- _steps._order(root) as a list, or None: new reference, NULL on error
+define internal ptr @lz_order_list(ptr %ctx, ptr %root) {
+entry:
+  %order = alloca %vec
+  store %vec zeroinitializer, ptr %order
+  %st = call i32 @lz_order(ptr %ctx, ptr %root, ptr %order)
+  switch i32 %st, label %fail [i32 0, label %none
+                               i32 1, label %list]
+none:
+  call void @vfree(ptr %order)
+  %nv = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  call void @Py_IncRef(ptr %nv)
+  ret ptr %nv
+list:
+  %np = getelementptr %vec, ptr %order, i32 0, i32 1
+  %n = load i64, ptr %np
+  %l = call ptr @PyList_New(i64 %n)
+  %nol = icmp eq ptr %l, null
+  br i1 %nol, label %fail, label %fill
+fill:
+  %data = load ptr, ptr %order
+  br label %loop
+loop:
+  %i = phi i64 [0, %fill], [%i1, %body]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %slot = getelementptr ptr, ptr %data, i64 %i
+  %x = load ptr, ptr %slot
+  store ptr null, ptr %slot
+  %r = call i32 @PyList_SetItem(ptr %l, i64 %i, ptr %x)  ; (steals the order's reference)
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  call void @vfree(ptr %order)
+  ret ptr %l
+fail:
+  call void @vfree(ptr %order)
+  ret ptr null
+}
+
 ; ---- the module function's entry for steps: (root, fast), a Node and a dict, and a
 ; third argument when the evaluation's first step ran already (not announced again)
 define internal ptr @lz_steps_entry(ptr %ctx, ptr %args, i64 %nargs) {
@@ -992,7 +1034,17 @@ types:
   %okr = icmp eq ptr %rt, %nt
   %okf = icmp eq ptr %ft, %dt
   %ok = and i1 %okr, %okf
-  br i1 %ok, label %go, label %other
+  br i1 %ok, label %go, label %ordered
+ordered:
+  ; (root, None): the order only
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %isnone = icmp eq ptr %fast, %none
+  %ok2 = and i1 %okr, %isnone
+  %ok3 = and i1 %ok2, %two
+  br i1 %ok3, label %order, label %other
+order:
+  %ol = call ptr @lz_order_list(ptr %ctx, ptr %root)
+  ret ptr %ol
 go:
   %r = call ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast, i1 %two)
   ret ptr %r

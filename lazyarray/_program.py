@@ -102,7 +102,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
     elif _run_known(roots):
         return
     elif len(roots) == 1:  # a new structure's steps, if they are all known: no walk
-        done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature)
+        done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature, _compute_one, what)
         if done:
             return
         steps = done is False

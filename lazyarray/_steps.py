@@ -165,7 +165,6 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
     left whole).  True: done."""
     asked = {id(r) for r in roots}
     counts = COUNTS
-    signature = ir.signature
     # the views passed (not steps), the last few, weakly (a view holds its source's value,
     # and once its readers ran, nothing else needs it): a prediction reads them
     passed: deque = deque(maxlen=WINDOW)
@@ -185,12 +184,7 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
             if n.op in _VIEW and id(n) not in asked:
                 passed.append(_ref(n))
                 continue
-            for s in srcs:
-                if s.value is None and s.srcs:  # a view below: signed with it
-                    _sign(n)
-                    break
-            else:
-                n.sig = signature(n.op, n.dtype, n.shape, srcs, n.arg)
+            _signed(n, srcs)
             one = [n]
             hit = known(one)
             if not hit and i > until:  # are the next steps worth it?
@@ -238,7 +232,8 @@ _MET: set = set()
 PROGRAMS.clear_listeners.append(_MET.clear)
 
 
-def quick(root, known: Callable, fast: dict) -> Optional[bool]:
+def quick(root, known: Callable, fast: dict, compute: Optional[Callable] = None,
+          what: str = "") -> Optional[bool]:
     """Evaluate ``root`` in steps without the keyed walk, when its signature is current
     and new: True when done; None when its structure was met before (to be planned
     whole); False when this does not apply or stops at a step whose one-op program is
@@ -248,7 +243,9 @@ def quick(root, known: Callable, fast: dict) -> Optional[bool]:
     The walk's other work is not needed here: a graph of such a root has no
     placeholder, and nothing needs to be marked as held (``_live.keep``) since every
     step keeps its value; a graph with a marked node (a loop's state met again) takes
-    the walk, which notes it."""
+    the walk, which notes it.  A long graph whose first step's one-op program is not known
+    (a chain of a new op) has it priced and made here (``compute([node], what)``) rather
+    than walked (``_first_made``)."""
     sig = root.sig
     if sig is None or sig[2] != ir.EPOCH or root.value is not None or not enabled():
         return False
@@ -256,12 +253,12 @@ def quick(root, known: Callable, fast: dict) -> Optional[bool]:
     if key in _MET:
         return None
     if NATIVE is not None and not _live.marked_any():
-        return _native(root, key, fast)
+        return _native(root, key, fast, known, compute, what)
     order = _order(root)
     if order is None:
         return False
     _met(key)
-    signature, counts, one = ir.signature, COUNTS, [None]
+    counts, one = COUNTS, [None]
     count = len(order)
     _local.depth = getattr(_local, "depth", 0) + 1
     try:
@@ -270,12 +267,7 @@ def quick(root, known: Callable, fast: dict) -> Optional[bool]:
             if n.op in _VIEW and n is not root:
                 continue
             srcs = n.srcs
-            for s in srcs:
-                if s.value is None and s.srcs:  # a view below: signed with it
-                    _sign(n)
-                    break
-            else:
-                n.sig = signature(n.op, n.dtype, n.shape, srcs, n.arg)
+            _signed(n, srcs)
             if count:  # the first step: announced while the graph is whole
                 if n.sig is None or n.sig[0] not in fast:
                     return False  # (the walk takes over, from the start)
@@ -297,16 +289,21 @@ def _met(key: int) -> None:
     _MET.add(key)
 
 
-def _native(root, key: int, fast: dict) -> bool:
+def _native(root, key: int, fast: dict, known: Callable, compute: Optional[Callable],
+            what: str) -> bool:
     """``quick``'s walk and loop by the native code (``NATIVE``)."""
     _local.depth = getattr(_local, "depth", 0) + 1
     try:
         ran = NATIVE(root, fast)
+        if ran is None:  # (its _order's None)
+            return False
+        _met(key)
+        if ran == -1 and compute is not None:  # the first step is not known
+            ran = _first_made(root, fast, known, compute, what)
+            if ran is None:
+                return False  # (the walk, from the start)
     finally:
         _local.depth -= 1
-    if ran is None:  # (its _order's None)
-        return False
-    _met(key)
     if ran >= 0:
         COUNTS.steps += ran
         return True
@@ -316,11 +313,61 @@ def _native(root, key: int, fast: dict) -> bool:
     return False
 
 
+def _first_made(root, fast: dict, known: Callable, compute: Callable,
+                what: str) -> Optional[int]:
+    """For a graph of more than ``WINDOW`` steps whose first step's one-op program is
+    not known: the next steps priced against a plan (``_cheaper``, as the walk prices
+    them) and, when worth it, that one-op program made and run here and the following
+    steps run natively, a few times over (a chain whose leaves' ids were renewed while it
+    was recorded, ``ir.clear_ids``, meets its op's program under a second id).  Returns
+    what ``NATIVE`` would, counting these steps too; None when none ran (a short graph,
+    or steps not worth it: the walk decides)."""
+    ran = 0
+    for _ in range(_MADE_MAX):
+        order = NATIVE(root, None)  # (_order's list, natively)
+        if order is None and ran:  # one step left (and views): run or made here
+            return ran + _last(root, known, compute, what)
+        if order is None or len(order) <= WINDOW:
+            break
+        at = next(i for i, n in enumerate(order) if n.op not in _VIEW or n is root)
+        n = order[at]
+        if not _cheaper(order[:at + WINDOW], {id(root)}, fast):
+            break
+        if not ran:
+            _counted(lambda: _key(root), len(order))
+        del order  # (no value outlives its readers)
+        _signed(n, n.srcs)
+        compute([n], what)
+        r = NATIVE(root, fast, True)  # (continued: announced already)
+        if r >= 0:
+            return ran + 1 + r
+        ran += -r  # (this one, and the -(1 + r) that ran natively)
+    return -1 - ran if ran else None
+
+
+_MADE_MAX = 4  # one-op programs ``_first_made`` makes before it leaves the rest to the walk
+
+
+def _last(root, known: Callable, compute: Callable, what: str) -> int:
+    """The steps left below ``root`` when one is (a chain's closing sum), run as the walk
+    would run them (one step costs less than its plan): by signature, or made; their
+    count."""
+    ran = 0
+    for n in _order(root, False):
+        if n.op in _VIEW and n is not root:
+            continue
+        _signed(n, n.srcs)
+        if not known([n]):
+            compute([n], what)
+        ran += 1
+    return ran
+
+
 # ``quick``'s walk and loop as native code (backend/steps.ll, installed with the native
 # recording by lazyarray/_recording.py): NATIVE(root, fast) is None where ``_order`` is,
 # the count of steps run when all ran, -(1 + that count) when one's program is not known;
 # NATIVE(root, fast, True) goes on with an evaluation whose first step ran (``_hand_on``:
-# not announced again)
+# not announced again); NATIVE(root, None) is ``_order(root)``
 NATIVE = None
 VIEW_OPS = _VIEW
 
@@ -435,6 +482,16 @@ def _started(gkey: tuple, count: int, nodes: list, i: int) -> bool:
         _counted(gkey, count)
     nodes[i] = None
     return True
+
+
+def _signed(n, srcs: tuple) -> None:
+    """Give the step ``n`` (sources ``srcs``) its signature as its sources are now (a
+    view below: signed with it, ``_sign``), by which its one-op program is found."""
+    for s in srcs:
+        if s.value is None and s.srcs:
+            _sign(n)
+            return
+    n.sig = ir.signature(n.op, n.dtype, n.shape, srcs, n.arg)
 
 
 def _sign(node) -> None:

@@ -277,12 +277,22 @@ def test_views_of_leaves_are_signed_natively(monkeypatch):
         assert len(signed) == python  # (the view of a view: by the Python function)
 
 
-def test_a_chain_goes_on_natively_after_its_first_step_is_made():
-    from lazyarray import _program
-    x = np.linspace(0.5, 1.5, 600)
+@pytest.mark.parametrize("marked", [False, True])
+def test_a_chain_goes_on_natively_after_its_first_step_is_made(marked, monkeypatch):
+    """Its first one-op program made without a walk of the chain; with a node marked
+    (_live), after the walk made it (_steps._hand_on)."""
+    from lazyarray import _live, _program
+    walked = []
+    real = _program.keyed_walk
+    monkeypatch.setattr(_program, "keyed_walk", lambda r: walked.append(_graph_size(r[0]))
+                        or real(r))
+    if marked:
+        monkeypatch.setattr(_live, "marked_any", lambda: True)
+    x = np.linspace(0.5, 1.5, 600 + marked)  # (a one-op program of its own, too)
     e = xp.asarray(x)
-    for _ in range(2500):  # (a length of its own: a structure no other test evaluates)
-        e = e * 1.0000005  # (a multiplier of its own: its one-op program is new here)
+    k = 1.0000005  # (one leaf for every multiplication)
+    for _ in range(2500 + marked):  # (a length of its own: a structure of this test)
+        e = e * k
     called = []
 
     def profile(frame, event, arg):
@@ -295,6 +305,21 @@ def test_a_chain_goes_on_natively_after_its_first_step_is_made():
     finally:
         sys.setprofile(None)
     assert info().step_evaluations == before.step_evaluations + 1
-    assert info().steps - before.steps == 2501
+    # every multiplication a step (the sum, left alone, may be planned as one op)
+    assert info().steps - before.steps - marked in (2500, 2501)
     assert len(called) < 20  # not one a step
-    assert got == pytest.approx(float(np.sum(x * 1.0000005 ** 2500)), rel=1e-9)
+    # the walk of the chain, or of the one-op programs only (their nodes and leaves)
+    assert max(walked) == (2 * 2501 + 2 if marked else 3)
+    want = np.sum(x * k ** (2500 + marked))
+    assert got == pytest.approx(float(want), rel=1e-9)
+
+
+def _graph_size(node) -> int:
+    """Nodes of a graph (computed ones and leaves)."""
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if id(n) not in seen:
+            seen.add(id(n))
+            stack.extend(n.srcs)
+    return len(seen)
