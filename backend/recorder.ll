@@ -16,6 +16,8 @@ declare void @PyErr_Clear()
 declare void @PyObject_GC_UnTrack(ptr)
 declare ptr @PyLong_FromLongLong(i64)
 declare ptr @PyList_New(i64)
+declare i64 @PyDict_Size(ptr)
+declare ptr @PyLong_FromVoidPtr(ptr)
 declare i32 @PyList_Append(ptr, ptr)
 declare {i64, i1} @llvm.smul.with.overflow.i64(i64, i64)
 
@@ -254,9 +256,45 @@ miss_:
   %haserr = icmp ne ptr %err, null
   br i1 %haserr, label %fail, label %new
 new:
+  ; ir.new_id: the next id, in the table and in ir._IDS under (id(table), key) (which
+  ; counts towards its limit); the Python function when the limit is reached (it clears)
+  %all = call ptr @w(ptr %ctx, i64 $C_STRUCT_IDS$)
+  %size = call i64 @PyDict_Size(ptr %all)
+  %max = call i64 @wi(ptr %ctx, i64 $C_MAX_IDS$)
+  %full = icmp sge i64 %size, %max
+  br i1 %full, label %python, label %next
+python:
   %fn = call ptr @w(ptr %ctx, i64 $C_NEW_ID$)
   %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %ids, ptr %key, ptr null)
   ret ptr %r
+next:
+  %counter = call ptr @w(ptr %ctx, i64 $C_NEXT_ID$)
+  %ni = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %counter, ptr null)
+  %noi = icmp eq ptr %ni, null
+  br i1 %noi, label %fail, label %put
+put:
+  %p1 = call i32 @PyDict_SetItem(ptr %ids, ptr %key, ptr %ni)
+  %e1 = icmp slt i32 %p1, 0
+  br i1 %e1, label %faili, label %named
+named:
+  %tableid = call ptr @PyLong_FromVoidPtr(ptr %ids)
+  %notid = icmp eq ptr %tableid, null
+  br i1 %notid, label %faili, label %pair
+pair:
+  %tk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %tableid, ptr %key)
+  call void @Py_DecRef(ptr %tableid)
+  %notk = icmp eq ptr %tk, null
+  br i1 %notk, label %faili, label %count
+count:
+  %p2 = call i32 @PyDict_SetItem(ptr %all, ptr %tk, ptr %ni)
+  call void @Py_DecRef(ptr %tk)
+  %e2 = icmp slt i32 %p2, 0
+  br i1 %e2, label %faili, label %done
+done:
+  ret ptr %ni
+faili:
+  call void @Py_DecRef(ptr %ni)
+  br label %fail
 fail:
   ret ptr null
 }

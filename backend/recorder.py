@@ -61,7 +61,9 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # a step's front door called directly (_steps.Direct): its type and slots, the name
  # "door", dispatch.FALLBACK
  C_DIRECT_T, C_D_RUNNER, C_D_INPUTS, C_D_SCALARS, C_D_KINDS, C_DOOR_NAME, C_DOOR_FALLBACK,
- C_WORDS) = range(58)
+ # ir.new_id natively: the id counter's __next__ and the limit of ir._IDS
+ C_NEXT_ID, C_MAX_IDS,
+ C_WORDS) = range(60)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 BINARY, REFLECTED, UNARY, GETITEM, STEPS = 0, 1, 2, 3, 4  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
@@ -78,7 +80,8 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append",
        "PySet_New", "PySet_Add", "PySet_Contains", "PyMem_Realloc", "PyMem_Free",
        "PyErr_NoMemory", "PyDict_SetItem", "PyObject_GetAttr", "PyBytes_FromStringAndSize",
-       "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem")
+       "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
+       "PyLong_FromVoidPtr")
 
 
 def unit() -> native.Unit:

@@ -192,15 +192,17 @@ def _common():
                    (recorder.C_SLICE_T, slice), (recorder.C_LIST_T, list),
                    (recorder.C_S, _TAGS[0]), (recorder.C_I, _TAGS[1]), (recorder.C_ONE, 1),
                    (recorder.C_STRUCT_IDS, ir._IDS), (recorder.C_STRUCTURE_ID, ir.structure_id),
-                   (recorder.C_INDEX, _TAGS[2]), (recorder.C_TRACK, track)):
+                   (recorder.C_INDEX, _TAGS[2]), (recorder.C_TRACK, track),
+                   (recorder.C_NEXT_ID, ir._next_id)):
         words[w] = id(obj)
+    words[recorder.C_MAX_IDS] = ir._MAX_IDS
     words[recorder.C_WHERE] = where_words.ctypes.data
     words[recorder.C_DTYPES] = table_words.ctypes.data
     words[recorder.C_N_DTYPES] = len(dtypes)
     words[recorder.C_MAX_LEAVES] = ir.MAX_LEAVES
     words[recorder.C_EXACT] = _EXACT_INT
     keep = (where, where_words, dtypes, scalar_ids, table_words, append, ir.NEVER, ir_dict,
-            _EPOCH, _TAGS, ir._IDS, ir.structure_id, track)
+            _EPOCH, _TAGS, ir._IDS, ir.structure_id, track, ir._next_id)
     return words, keep
 
 

@@ -322,3 +322,19 @@ def test_native_recording_next_to_threads_that_write_and_evaluate():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_new_ids_are_made_as_ir_new_id_makes_them():
+    from lazyarray import _elementwise
+    table = _elementwise.multiply._recording_binary[2]
+    x = xp.asarray(np.linspace(0, 1, 37))
+    y = x * 0.5
+    key = next(k for k, v in table.items() if v == y._node.sig[0])
+    assert ir._IDS[(id(table), key)] == y._node.sig[0]
+    # at the limit, the Python function clears the tables first (ids are never reused)
+    for k in range(ir._MAX_IDS - len(ir._IDS)):
+        ir._IDS[("filler", k)] = -1
+    z = (x * 0.25) * x
+    assert len(ir._IDS) < 10 and z._node.sig[0] > y._node.sig[0]
+    assert ir._IDS[(id(table), next(k for k, v in table.items() if v == z._node.sig[0]))]
+    np.testing.assert_allclose(np.asarray(z), np.linspace(0, 1, 37) ** 2 * 0.25)
