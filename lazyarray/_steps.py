@@ -243,9 +243,9 @@ def quick(root, known: Callable, fast: dict, compute: Optional[Callable] = None,
     The walk's other work is not needed here: a graph of such a root has no
     placeholder, and nothing needs to be marked as held (``_live.keep``) since every
     step keeps its value; a graph with a marked node (a loop's state met again) takes
-    the walk, which notes it.  A long graph whose first step's one-op program is not known
-    (a chain of a new op) has it priced and made here (``compute([node], what)``) rather
-    than walked (``_first_made``)."""
+    the walk, which notes it.  Natively, a long graph whose first step's one-op program
+    is not known (a chain of a new op) has it priced and made here (``compute([node],
+    what)``) rather than walked (``_first_made``)."""
     sig = root.sig
     if sig is None or sig[2] != ir.EPOCH or root.value is not None or not enabled():
         return False
