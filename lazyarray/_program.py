@@ -277,7 +277,10 @@ def _remember(roots: list, computed: list, runner, nodes: list, values: list) ->
     run = _leaf_runner(runner, tuple(inputs), tuple(zip(scalars, dtypes)), single)
     ids = tuple(ir.leaf_id(r.op, r.dtype, r.shape) for r in computed)
     if single:
-        fast[key] = (run, ids[0], _steps.direct(runner, inputs, scalars, dtypes))
+        entry = fast[key] = (run, ids[0], _steps.direct(runner, inputs, scalars, dtypes))
+        step = _steps.step_key(roots[0], leaves)
+        if step is not None:  # (the same one-op program as a step's, found by the steps)
+            fast[step] = entry
     else:  # which of roots the program computes (candidates that were no siblings: not)
         position = {id(r): i for i, r in enumerate(roots)}
         fast[key] = (run, ids, tuple(position[id(r)] for r in computed))

@@ -484,6 +484,22 @@ def _started(gkey: tuple, count: int, nodes: list, i: int) -> bool:
     return True
 
 
+def step_key(n, leaves: tuple) -> Optional[int]:
+    """The signature id a step of ``n`` would have (``_signed``) when ``n``'s sources are
+    all leaves naming ``leaves`` in that order (one op evaluated on its own, remembered
+    under its recorded signature: the steps look its program up under this id), else
+    None."""
+    srcs = n.srcs
+    for s in srcs:
+        if s.value is None and s.srcs:
+            return None
+    sig = ir.signature(n.op, n.dtype, n.shape, srcs, n.arg)
+    if sig is None or len(sig[1]) != len(leaves) or any(
+            a is not b for a, b in zip(sig[1], leaves)):
+        return None
+    return sig[0]
+
+
 def _signed(n, srcs: tuple) -> None:
     """Give the step ``n`` (sources ``srcs``) its signature as its sources are now (a
     view below: signed with it, ``_sign``), by which its one-op program is found."""

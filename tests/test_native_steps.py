@@ -323,3 +323,23 @@ def _graph_size(node) -> int:
             seen.add(id(n))
             stack.extend(n.srcs)
     return len(seen)
+
+
+def test_an_op_evaluated_alone_serves_as_a_step(monkeypatch):
+    a = xp.asarray(np.linspace(0.5, 1.5, 87))
+    np.asarray(xp.cosh(a))  # one op: planned whole under its recorded signature
+    np.asarray(a * 0.625)
+    from lazyarray import _program
+    planned = []
+    real = _program._plan
+    monkeypatch.setattr(_program, "_plan", lambda pending, *a: planned.append(
+        pending[0].op.value) or real(pending, *a))
+    before = info()
+    _steps._MET.clear()
+    got = np.asarray(xp.cosh(a) - a * 0.625)  # a new structure: two of its steps known
+    after = info()
+    assert after.step_evaluations - before.step_evaluations == 1
+    assert after.steps - before.steps in (2, 3)  # (the subtraction: a step, or alone)
+    assert "cosh" not in planned and "multiply" not in planned
+    x = np.linspace(0.5, 1.5, 87)
+    np.testing.assert_allclose(got, np.cosh(x) - x * 0.625, rtol=1e-14)
