@@ -338,10 +338,13 @@ def _first_made(root, fast: dict, known: Callable, compute: Callable,
         del order  # (no value outlives its readers)
         _signed(n, n.srcs)
         compute([n], what)
+        ran += 1
         r = NATIVE(root, fast, True)  # (continued: announced already)
+        if r is None:  # one step left (and views)
+            return ran + _last(root, known, compute, what)
         if r >= 0:
-            return ran + 1 + r
-        ran += -r  # (this one, and the -(1 + r) that ran natively)
+            return ran + r
+        ran += -1 - r  # (those that ran natively)
     return -1 - ran if ran else None
 
 

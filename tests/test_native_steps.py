@@ -343,3 +343,16 @@ def test_an_op_evaluated_alone_serves_as_a_step(monkeypatch):
     assert "cosh" not in planned and "multiply" not in planned
     x = np.linspace(0.5, 1.5, 87)
     np.testing.assert_allclose(got, np.cosh(x) - x * 0.625, rtol=1e-14)
+
+
+def test_a_long_graph_of_views_with_one_step_left_after_the_made_ones():
+    """_steps._first_made: after the programs it makes, one op (and views) may be left,
+    which the native steps do not take (fewer than two ops): it runs or is made too."""
+    x = np.linspace(0, 1, 300).reshape(10, 30)
+    v = xp.asarray(x) * 0.1234567  # (a multiplier of its own: a new one-op program)
+    for _ in range(70):  # views between the steps: more than a window
+        v = xp.permute_dims(v, (1, 0))
+    before = info()
+    got = float(xp.sum(v * 1.5))
+    assert info().step_evaluations == before.step_evaluations + 1
+    assert got == pytest.approx(float(np.sum(x * 0.1234567 * 1.5)), rel=1e-12)
