@@ -97,9 +97,8 @@ no:
 ; STEP_MAX; -1 otherwise
 define internal i64 @small(ptr %ctx, ptr %shape) {
 entry:
-  %of = alloca i32
+  %ok = alloca i1
   %k = call i64 @size(ptr %shape)
-  %intt = call ptr @w(ptr %ctx, i64 $C_INT_T$)
   %max = call i64 @wi(ptr %ctx, i64 $C_STEP_MAX$)
   br label %loop
 loop:
@@ -109,16 +108,11 @@ loop:
   br i1 %more, label %body, label %done
 body:
   %d = call ptr @item(ptr %shape, i64 %i)
-  %t = call ptr @type(ptr %d)
-  %isint = icmp eq ptr %t, %intt
-  br i1 %isint, label %value, label %no
-value:
-  store i32 0, ptr %of
-  %x = call i64 @PyLong_AsLongLongAndOverflow(ptr %d, ptr %of)
-  %o = load i32, ptr %of
-  %over = icmp ne i32 %o, 0
+  %x = call i64 @lz_int(ptr %ctx, ptr %d, ptr %ok)
+  %isint = load i1, ptr %ok
   %neg = icmp slt i64 %x, 0
-  %bad = or i1 %over, %neg
+  %notint = xor i1 %isint, 1
+  %bad = or i1 %neg, %notint
   br i1 %bad, label %no, label %mul
 mul:
   %m = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %p, i64 %x)
@@ -530,21 +524,15 @@ no:
 ; a position among a tuple's items (a Python int), or -1
 define internal i64 @position(ptr %ctx, ptr %positions, i64 %i, i64 %count) {
 entry:
-  %of = alloca i32
+  %ok = alloca i1
   %p = call ptr @item(ptr %positions, i64 %i)
-  %t = call ptr @type(ptr %p)
-  %intt = call ptr @w(ptr %ctx, i64 $C_INT_T$)
-  %isint = icmp eq ptr %t, %intt
-  br i1 %isint, label %value, label %no
-value:
-  store i32 0, ptr %of
-  %x = call i64 @PyLong_AsLongLongAndOverflow(ptr %p, ptr %of)
-  %o = load i32, ptr %of
-  %over = icmp ne i32 %o, 0
+  %x = call i64 @lz_int(ptr %ctx, ptr %p, ptr %ok)
+  %isint = load i1, ptr %ok
   %neg = icmp slt i64 %x, 0
   %past = icmp sge i64 %x, %count
-  %b1 = or i1 %over, %neg
-  %bad = or i1 %b1, %past
+  %out = or i1 %neg, %past
+  %notint = xor i1 %isint, 1
+  %bad = or i1 %out, %notint
   br i1 %bad, label %no, label %yes
 yes:
   ret i64 %x
@@ -556,7 +544,7 @@ no:
 ; formats: the value, then zeros): 1, or 0 when its value is not what the slot takes
 define internal i1 @pack(ptr %ctx, ptr %v, i64 %kind, ptr %at) {
 entry:
-  %of = alloca i32
+  %ok = alloca i1
   %t = call ptr @type(ptr %v)
   %rest = getelementptr i8, ptr %at, i64 8
   store i64 0, ptr %rest
@@ -571,15 +559,10 @@ putf:
   store double %d, ptr %at
   ret i1 1
 int:
-  %it = call ptr @w(ptr %ctx, i64 $C_INT_T$)
-  %isi = icmp eq ptr %t, %it
-  br i1 %isi, label %geti, label %no
-geti:
-  store i32 0, ptr %of
-  %x = call i64 @PyLong_AsLongLongAndOverflow(ptr %v, ptr %of)
-  %o = load i32, ptr %of
-  %over = icmp ne i32 %o, 0
-  br i1 %over, label %no, label %puti
+  ; (int64's minimum is left to the leaf runner, as lz_int leaves it)
+  %x = call i64 @lz_int(ptr %ctx, ptr %v, ptr %ok)
+  %isi = load i1, ptr %ok
+  br i1 %isi, label %puti, label %no
 puti:
   store i64 %x, ptr %at
   ret i1 1

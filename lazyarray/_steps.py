@@ -232,8 +232,7 @@ _MET: set = set()
 PROGRAMS.clear_listeners.append(_MET.clear)
 
 
-def quick(root, known: Callable, fast: dict, compute: Optional[Callable] = None,
-          what: str = "") -> Optional[bool]:
+def quick(root, known: Callable, fast: dict, compute: Callable, what: str) -> Optional[bool]:
     """Evaluate ``root`` in steps without the keyed walk, when its signature is current
     and new: True when done; None when its structure was met before (to be planned
     whole); False when this does not apply or stops at a step whose one-op program is
@@ -271,7 +270,7 @@ def quick(root, known: Callable, fast: dict, compute: Optional[Callable] = None,
             if count:  # the first step: announced while the graph is whole
                 if n.sig is None or n.sig[0] not in fast:
                     return False  # (the walk takes over, from the start)
-                _counted(lambda: _key(root), count)
+                first_step(root, count)
                 count = 0
             one[0] = n
             if not known(one):
@@ -289,7 +288,7 @@ def _met(key: int) -> None:
     _MET.add(key)
 
 
-def _native(root, key: int, fast: dict, known: Callable, compute: Optional[Callable],
+def _native(root, key: int, fast: dict, known: Callable, compute: Callable,
             what: str) -> bool:
     """``quick``'s walk and loop by the native code (``NATIVE``)."""
     _local.depth = getattr(_local, "depth", 0) + 1
@@ -298,7 +297,7 @@ def _native(root, key: int, fast: dict, known: Callable, compute: Optional[Calla
         if ran is None:  # (its _order's None)
             return False
         _met(key)
-        if ran == -1 and compute is not None:  # the first step is not known
+        if ran == -1:  # the first step is not known
             ran = _first_made(root, fast, known, compute, what)
             if ran is None:
                 return False  # (the walk, from the start)
@@ -334,7 +333,7 @@ def _first_made(root, fast: dict, known: Callable, compute: Callable,
         if not _cheaper(order[:at + WINDOW], {id(root)}, fast):
             break
         if not ran:
-            _counted(lambda: _key(root), len(order))
+            first_step(root, len(order))
         del order  # (no value outlives its readers)
         _signed(n, n.srcs)
         compute([n], what)
@@ -402,7 +401,9 @@ def direct(runner, inputs: list, scalars: list, dtypes: list) -> Optional[Direct
 
 
 def first_step(root, count: int) -> None:
-    """The native steps run their first: counted and announced, as ``quick`` does."""
+    """An evaluation of ``root`` without the walk runs its first step (of ``count``
+    computed nodes): counted and announced, the structure walked only for a listener
+    that wants it (the native steps call this too)."""
     _counted(lambda: _key(root), count)
 
 
@@ -493,9 +494,8 @@ def step_key(n, leaves: tuple) -> Optional[int]:
     under its recorded signature: the steps look its program up under this id), else
     None."""
     srcs = n.srcs
-    for s in srcs:
-        if s.value is None and s.srcs:
-            return None
+    if _view_below(srcs):
+        return None
     sig = ir.signature(n.op, n.dtype, n.shape, srcs, n.arg)
     if sig is None or len(sig[1]) != len(leaves) or any(
             a is not b for a, b in zip(sig[1], leaves)):
@@ -506,11 +506,18 @@ def step_key(n, leaves: tuple) -> Optional[int]:
 def _signed(n, srcs: tuple) -> None:
     """Give the step ``n`` (sources ``srcs``) its signature as its sources are now (a
     view below: signed with it, ``_sign``), by which its one-op program is found."""
+    if _view_below(srcs):
+        _sign(n)
+    else:
+        n.sig = ir.signature(n.op, n.dtype, n.shape, srcs, n.arg)
+
+
+def _view_below(srcs: tuple) -> bool:
+    """Whether one of a step's sources is computed still (a view the steps pass)."""
     for s in srcs:
         if s.value is None and s.srcs:
-            _sign(n)
-            return
-    n.sig = ir.signature(n.op, n.dtype, n.shape, srcs, n.arg)
+            return True
+    return False
 
 
 def _sign(node) -> None:

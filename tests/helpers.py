@@ -100,3 +100,15 @@ def load_building_blocks() -> None:
     float(xp.sum(xp.asarray(np.ones(3)) * 3.0))  # loads it
     from lazyarray import _recording
     _recording.load_now()  # the native operators too (lazyarray/_recording.py)
+
+
+def in_steps(make, monkeypatch) -> None:
+    """Evaluate ``make()`` in steps (lazyarray/_steps.py), its one-op programs made, even
+    where an earlier test planned its structure whole (a graph's key is size-independent,
+    so one test's structure is "seen" in the next)."""
+    from lazyarray import _steps
+    with monkeypatch.context() as m:
+        m.setattr(_steps.PROGRAMS, "has_schedule", lambda key: False)
+        _steps._MET.clear()
+        _steps._SEEN.clear()
+        np.asarray(make())

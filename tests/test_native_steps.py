@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
+from helpers import in_steps
 from lazyarray import _recording, _steps
 from lazyarray.backend import ir, library
 
@@ -26,16 +27,6 @@ def always_step(monkeypatch):
 
 def info():
     return xp.compile_cache_info()
-
-
-def _in_steps(make, monkeypatch) -> None:
-    """Evaluate ``make()`` in steps, its one-op programs made, even where an earlier test
-    planned its structure whole."""
-    with monkeypatch.context() as m:
-        m.setattr(_steps.PROGRAMS, "has_schedule", lambda key: False)
-        _steps._MET.clear()
-        _steps._SEEN.clear()
-        np.asarray(make())
 
 
 def _graphs(a, b, m, i):
@@ -83,7 +74,7 @@ def test_native_steps_give_what_the_python_loop_gives(monkeypatch):
     native = _steps.NATIVE
     assert native is not None
     for make in _graphs(a, b, m, i):
-        _in_steps(make, monkeypatch)
+        in_steps(make, monkeypatch)
         calls = []
         monkeypatch.setattr(_steps, "NATIVE", lambda *args: calls.append(1) or native(*args))
         got = _run(make, True, monkeypatch)
@@ -96,7 +87,7 @@ def test_native_steps_give_what_the_python_loop_gives(monkeypatch):
 def test_native_steps_run_without_a_walk_and_sign_like_python(monkeypatch):
     a, b, m, i = _data()
     make = lambda: xp.exp(a * 0.5) / (b + 2.0) - xp.sqrt(xp.abs(b))  # noqa: E731
-    _in_steps(make, monkeypatch)
+    in_steps(make, monkeypatch)
     from lazyarray import _program
     walked = []
     real = _program.keyed_walk
@@ -117,7 +108,7 @@ def test_native_steps_run_without_a_walk_and_sign_like_python(monkeypatch):
 
 def test_native_steps_hand_over_at_an_unknown_step(monkeypatch):
     a = xp.asarray(np.linspace(0.5, 1.5, 77))
-    _in_steps(lambda: xp.expm1(a * 0.75 + 0.5) * a, monkeypatch)
+    in_steps(lambda: xp.expm1(a * 0.75 + 0.5) * a, monkeypatch)
     results = []
     native = _steps.NATIVE
     monkeypatch.setattr(_steps, "NATIVE", lambda *args: results.append(native(*args))
@@ -154,7 +145,7 @@ def test_native_steps_keep_no_references(monkeypatch):
     a, b, m, i = _data()
     make = lambda: xp.exp(a * 0.5) / (b + 2.0) - xp.sqrt(xp.abs(b)) + xp.sum(a[1:-1])  # noqa
     for _ in range(50):  # (its one-op programs made, their doors opened)
-        _in_steps(make, monkeypatch)
+        in_steps(make, monkeypatch)
     from lazyarray.backend import native
     native.flush()
     leaves = (a._node, b._node, a._node.value, b._node.value)
@@ -171,7 +162,7 @@ def test_native_steps_keep_no_references(monkeypatch):
 
 def test_native_steps_free_each_value_as_they_go(monkeypatch):
     a = xp.asarray(np.linspace(0, 1, 4096))
-    _in_steps(lambda: a * 0.5 + 0.25, monkeypatch)
+    in_steps(lambda: a * 0.5 + 0.25, monkeypatch)
     e = a
     for _ in range(300):  # 600 steps: each value is freed once its reader has its own
         e = e * 0.5 + 0.25
@@ -191,7 +182,7 @@ def test_native_steps_free_each_value_as_they_go(monkeypatch):
 def test_a_failing_step_raises_and_leaves_the_rest_lazy(monkeypatch):
     a = xp.asarray(np.linspace(0, 1, 50))
     idx = xp.asarray(np.array([0, 3, 90]))
-    _in_steps(lambda: xp.take(a * 2.0, idx // 3) + 1.0, monkeypatch)
+    in_steps(lambda: xp.take(a * 2.0, idx // 3) + 1.0, monkeypatch)
     y = xp.take(a * 2.0, idx // 1) + 1.0  # computed indices, one out of bounds
     _steps._MET.clear()
     with pytest.raises(IndexError):
@@ -204,7 +195,7 @@ def test_a_failing_step_raises_and_leaves_the_rest_lazy(monkeypatch):
 def test_native_steps_from_threads(monkeypatch):
     a = xp.asarray(np.linspace(0.5, 1.5, 200))
     b = xp.asarray(np.linspace(1.5, 2.5, 200))
-    _in_steps(lambda: xp.sin(a) * b + 0.5 - a * 0.25, monkeypatch)
+    in_steps(lambda: xp.sin(a) * b + 0.5 - a * 0.25, monkeypatch)
     want = np.sin(np.linspace(0.5, 1.5, 200)) * np.linspace(1.5, 2.5, 200) + 0.5
     errors, got = [], []
 
@@ -231,7 +222,7 @@ def test_open_front_doors_are_called_without_the_leaf_runners(monkeypatch):
     b = xp.asarray(np.linspace(1.5, 2.5, 81))
     make = lambda k: xp.exp(a * k) / (b + 2.0) - xp.sqrt(xp.abs(b)) * 3.0  # noqa: E731
     for k in range(4):  # (one-op programs made, run twice: their doors open)
-        _in_steps(lambda: make(0.5 + k), monkeypatch)
+        in_steps(lambda: make(0.5 + k), monkeypatch)
     fast = _steps.PROGRAMS.by_signature
     calls = []
 
@@ -258,7 +249,7 @@ def test_views_of_leaves_are_signed_natively(monkeypatch):
     make = lambda: a[1:-1] * 2.0 + a[2:] - xp.cos(a[:-2])  # noqa: E731
     deep = lambda: a[1:][2:] * 2.0 + a[3:] - xp.cos(a[:-3])  # noqa: E731
     for f in (make, deep):
-        _in_steps(f, monkeypatch)
+        in_steps(f, monkeypatch)
     signed = []
 
     def profile(frame, event, arg):

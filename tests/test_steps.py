@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
+from helpers import in_steps
 from lazyarray import _steps
 from lazyarray.backend import library
 
@@ -292,16 +293,6 @@ def test_steps_free_each_value_while_they_run():
                                 rel=1e-9)
 
 
-def _in_steps(make, monkeypatch) -> None:
-    """Evaluate ``make()`` in steps, its one-op programs made, even where an earlier test
-    planned its structure whole."""
-    with monkeypatch.context() as m:
-        m.setattr(_steps.PROGRAMS, "has_schedule", lambda key: False)
-        _steps._MET.clear()
-        _steps._SEEN.clear()
-        np.asarray(make())
-
-
 def _walks(monkeypatch) -> list:
     """The roots of every keyed walk an evaluation makes, from here on."""
     from lazyarray import _program
@@ -314,7 +305,7 @@ def _walks(monkeypatch) -> list:
 
 def test_known_steps_of_a_new_structure_run_without_a_walk(monkeypatch):
     a = xp.asarray(np.linspace(0.5, 1.5, 91))  # (a size of this test's own)
-    _in_steps(lambda: xp.sum(xp.sin(a) * 0.25 + a - a * 0.5), monkeypatch)
+    in_steps(lambda: xp.sum(xp.sin(a) * 0.25 + a - a * 0.5), monkeypatch)
     walked = _walks(monkeypatch)
     before = info()
     y = xp.sin(a) * 0.25 + a * 0.5 - a  # new: a structure no other test records
@@ -334,7 +325,7 @@ def test_known_steps_of_a_new_structure_run_without_a_walk(monkeypatch):
 
 def test_steps_run_without_a_walk_hand_over_at_an_unknown_one(monkeypatch):
     a = xp.asarray(np.linspace(0.5, 1.5, 73))  # (a size of this test's own)
-    _in_steps(lambda: xp.sum(xp.expm1(a * 0.75 + 0.5) - a), monkeypatch)
+    in_steps(lambda: xp.sum(xp.expm1(a * 0.75 + 0.5) - a), monkeypatch)
     walked = _walks(monkeypatch)
     before = info()
     y = xp.log1p(xp.cosh(a * 0.75 + 0.5) * 3.0)  # known, known, then unknown ops
