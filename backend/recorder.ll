@@ -127,10 +127,6 @@ fail:
 ok:
   %o1 = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
   call void @set(ptr %arr, i64 %o1, ptr %node)
-  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
-  call void @Py_IncRef(ptr %none)
-  %o2 = call i64 @wi(ptr %ctx, i64 $C_A_PENDING$)
-  call void @set(ptr %arr, i64 %o2, ptr %none)
   %ref = call ptr @PyWeakref_NewRef(ptr %arr, ptr null)
   %bad2 = icmp eq ptr %ref, null
   br i1 %bad2, label %drop, label %tell

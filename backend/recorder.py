@@ -47,7 +47,7 @@ IR_FILES = (os.path.join(_HERE, "recorder.ll"), os.path.join(_HERE, "steps.ll"))
 STUBS = 64  # method stubs, one per method installed (Array has 32)
 
 # context words
-(C_KIND, C_ARRAY_T, C_NODE_T, C_FLOAT_T, C_INT_T, C_TUPLE_T, C_NONE, C_A_NODE, C_A_PENDING,
+(C_KIND, C_ARRAY_T, C_NODE_T, C_FLOAT_T, C_INT_T, C_TUPLE_T, C_NONE, C_A_NODE,
  C_N_OP, C_N_DTYPE, C_N_SHAPE, C_N_SRCS, C_N_ARG, C_N_VALUE, C_N_SIG, C_OP, C_RESULTS, C_IDS,
  C_FALLBACK, C_MERGE, C_NEW_ID, C_IR_DICT, C_EPOCH_KEY, C_NEVER, C_APPEND, C_SCALAR_OP, C_EMPTY,
  C_WHERE, C_DTYPES, C_N_DTYPES, C_MAX_LEAVES, C_EXACT,
@@ -63,7 +63,7 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  C_DIRECT_T, C_D_RUNNER, C_D_INPUTS, C_D_SCALARS, C_D_KINDS, C_DOOR_NAME, C_DOOR_FALLBACK,
  # ir.new_id natively: the id counter's __next__ and the limit of ir._IDS
  C_NEXT_ID, C_MAX_IDS,
- C_WORDS) = range(60)
+ C_WORDS) = range(59)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 BINARY, REFLECTED, UNARY, GETITEM, STEPS = 0, 1, 2, 3, 4  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)

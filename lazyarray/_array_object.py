@@ -22,7 +22,6 @@ from ._live import RECENT
 _recorded, _ref = RECENT.append, weakref.ref  # (see _live: siblings)
 
 _object_new = object.__new__
-_object_getattribute = object.__getattribute__
 
 CPU_DEVICE = "cpu"
 
@@ -56,25 +55,10 @@ class Array:
     """
 
     # _view_of and _views link a basic-index view and its base (see _views.py); unset on
-    # other arrays.  _pending: a prepared program's result's (value, dtype, leaf id) until
-    # its node is made (see __getattr__), None on other arrays and once an array is
-    # written to (_views.rebind): held_value reads it without an exception.
-    __slots__ = ("_node", "_pending", "_view_of", "_views", "__weakref__")
-
-    def __getattr__(self, name: str):
-        # Only for attributes not found: an Array a prepared program returned holds its
-        # value in ``_pending`` until a graph node is needed (making the node costs
-        # more than the native call of a small program).
-        if name == "_node":
-            try:
-                value, dtype, leaf = _object_getattribute(self, "_pending")
-            except (AttributeError, TypeError):  # (None: an Array with a node)
-                pass
-            else:
-                node = self._node = Node(Op.DATA, dtype, value.shape, (), None, value,
-                                         (leaf, (value,), NEVER))
-                return node
-        raise AttributeError(f"'Array' object has no attribute {name!r}")
+    # other arrays.  No __getattr__: numpy.asarray probes __array_struct__ and
+    # __array_interface__ first, and a miss through a Python __getattr__ cost about 1 us
+    # each (a miss of the slots alone costs nothing).
+    __slots__ = ("_node", "_view_of", "_views", "__weakref__")
 
     def __init__(self, *args, **kwargs) -> None:
         raise TypeError("Array cannot be constructed directly: use lazyarray.asarray(), another "
@@ -84,7 +68,6 @@ class Array:
     def _new(node: Node) -> "Array":
         obj = _object_new(Array)  # not Array(): that raises, for users
         obj._node = node
-        obj._pending = None
         if node.value is None:
             _recorded(_ref(obj))
         return obj
@@ -168,12 +151,6 @@ class Array:
 
     def _scalar(self, what: str):
         """The value of a 0-d array (a 0-d numpy array, or a scalar leaf's number)."""
-        p = _held(self)
-        if p is not None:  # a prepared program's result (a loop's loss): no node made
-            v = p[0]
-            if v.shape:
-                raise TypeError(f"{what} needs a 0-d array, got shape {v.shape}")
-            return v
         n = self._node
         if n.shape:
             raise TypeError(f"{what} needs a 0-d array, got shape {self.shape}")
@@ -186,15 +163,16 @@ class Array:
         return builtins.bool(self._scalar("bool()"))
 
     def __int__(self) -> int:
-        if _dtype(self) in dt.COMPLEX_FLOATING:
+        if self._node.dtype in dt.COMPLEX_FLOATING:
             raise TypeError("int() of a complex array is not defined")
         return int(self._scalar("int()"))
 
     def __float__(self) -> float:
-        p = _held(self)  # a prepared program's 0-d result (a loop's loss): at once
-        if p is not None and not p[0].shape and p[1] not in dt.COMPLEX_FLOATING:
-            return float(p[0])
-        if _dtype(self) in dt.COMPLEX_FLOATING:
+        n = self._node  # a computed 0-d array (a prepared program's loss): at once
+        v = n.value
+        if type(v) is np.ndarray and not v.shape and n.dtype not in dt.COMPLEX_FLOATING:
+            return float(v)
+        if n.dtype in dt.COMPLEX_FLOATING:
             raise TypeError("float() of a complex array is not defined; use real() first")
         return float(self._scalar("float()"))
 
@@ -207,7 +185,9 @@ class Array:
         return int(self._scalar("operator.index()"))
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        v = self._value("numpy.asarray()")
+        v = self._node.value  # a data leaf's or a computed array's: at once
+        if type(v) is not np.ndarray:
+            v = self._value("numpy.asarray()")
         if dtype is not None and np.dtype(dtype) != v.dtype:
             if copy is False:
                 raise ValueError("a dtype conversion needs a copy, but copy=False was given")
@@ -442,21 +422,6 @@ def _make_iop(fn, symbol: str):
     return op
 
 
-def _held(x: Array):
-    """(value, dtype, leaf id) of a prepared program's result not written to since, else
-    None (``Array._pending``)."""
-    try:
-        return _object_getattribute(x, "_pending")
-    except AttributeError:  # (an Array made otherwise: copied, unpickled)
-        return None
-
-
-def _dtype(x: Array) -> dt.DType:
-    """``x.dtype`` without making a result's node."""
-    p = _held(x)
-    return p[1] if p is not None else x._node.dtype
-
-
 def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = None) -> Array:
     """Record one node and wrap it in an Array (ValueError for a shape past int64)."""
     n = 1
@@ -467,7 +432,6 @@ def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = N
         check_shape(shape, f"{arg.name if op is Op.EXTERNAL else op.value}()")
     obj = _object_new(Array)
     obj._node = Node(op, dtype, shape, srcs, arg)
-    obj._pending = None
     _recorded(_ref(obj))
     return obj
 

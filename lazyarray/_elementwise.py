@@ -250,7 +250,6 @@ def _make_unary(name: str, op: Op, category: str, result: str):
                 out = _object_new(Array)
                 out._node = Node(op, rd, node.shape, (node,), None, None,
                                  sig and derived(ids, sig[0], sig))
-                out._pending = None
                 _recorded(_ref(out))
                 return out
         _check_category(name, category, check_array(x, name).dtype)
@@ -316,7 +315,6 @@ def _make_binary(name: str, op: Op, category: str, result: str):
                         sig = None
                     out = _object_new(Array)
                     out._node = Node(op, rd, shape, (n1, n2), None, None, sig)
-                    out._pending = None
                     _recorded(_ref(out))
                     return out
             return fallback(x1, x2)

@@ -17,17 +17,16 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _dtypes as dt, _live, _steps
-from ._array_object import Array, _held
+from ._array_object import Array
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
 from ._memory import check_allocation, check_allocation_once, check_shape
 from .backend import dispatch, ir, runtime
 from .backend.cache import PROGRAMS, gc_paused, keyed_walk, snapshot_of
-from .backend.ir import Dim, Node, Op, sym, toposort
+from .backend.ir import NEVER, Dim, Node, Op, sym, toposort
 
 ArrayOrArrays = Union[Array, Sequence[Array]]
 _object_new = object.__new__
-_object_getattribute = object.__getattribute__
 _DATA = Op.DATA
 
 # Placeholders whose values live in another engine (lazyarray.dask's from_dask leaves):
@@ -406,12 +405,8 @@ def compile_cache_info() -> CacheInfo:
 
 def held_value(x) -> Optional[np.ndarray]:
     """The numpy value an Array already holds (a data leaf, a computed array, a prepared
-    program's result), without making its node; None when it must be computed or
-    converted (``_as_value``)."""
-    p = _held(x)
-    if p is not None:  # a prepared program's result, not written to since
-        return p[0]
-    v = _object_getattribute(x, "_node").value
+    program's result); None when it must be computed or converted (``_as_value``)."""
+    v = x._node.value
     return v if type(v) is np.ndarray else None
 
 
@@ -717,13 +712,12 @@ class Prepared:
 def _known_result(value: np.ndarray, kind: tuple) -> Array:
     """``_result(value, dtype)`` with its (dtype, leaf id) known."""
     a = _object_new(Array)
-    a._pending = (value, *kind)
+    a._node = Node(_DATA, kind[0], value.shape, (), None, value, (kind[1], (value,), NEVER))
     return a
 
 
 def _result(value: np.ndarray, dtype) -> Array:
-    """``data_leaf(value, dtype)`` with its node made when first needed (as a front
-    door's result): a program's several outputs cost no nodes until they are used."""
+    """``data_leaf(value, dtype)``: a program's output (a front door's result)."""
     return _known_result(value, (dtype, ir.leaf_id(_DATA, dtype, value.shape)))
 
 

@@ -156,7 +156,7 @@ def _common():
     """The context words every operator shares, and the objects they name; None when a
     slot's offset cannot be read."""
     offsets = [recorder.slot_offset(Array, s)
-               for s in ("_node", "_pending", "_view_of", "_views")]
+               for s in ("_node", "_view_of", "_views")]
     offsets += [recorder.slot_offset(ir.Node, s)
                 for s in ("op", "dtype", "shape", "srcs", "arg", "value", "sig")]
     if None in offsets:
@@ -177,7 +177,7 @@ def _common():
     table_words = np.array(table, dtype=np.int64)
     append = RECENT.append
     words = [0] * recorder.C_WORDS
-    (words[recorder.C_A_NODE], words[recorder.C_A_PENDING], words[recorder.C_A_VIEW_OF],
+    (words[recorder.C_A_NODE], words[recorder.C_A_VIEW_OF],
      words[recorder.C_A_VIEWS], words[recorder.C_N_OP],
      words[recorder.C_N_DTYPE], words[recorder.C_N_SHAPE], words[recorder.C_N_SRCS],
      words[recorder.C_N_ARG], words[recorder.C_N_VALUE], words[recorder.C_N_SIG]) = offsets

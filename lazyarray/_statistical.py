@@ -102,7 +102,6 @@ def _reduce_all(op: Op, x: Array, keepdims: bool) -> Array:
     out._node = Node(op, node.dtype, (1,) * n if keepdims else (), (node,),
                      (_ALL_AXES[n], keepdims), None,
                      sig and ir.derived_signature(_IDS, (op, sig[0], keepdims), sig))
-    out._pending = None
     _recorded(_ref(out))
     return out
 

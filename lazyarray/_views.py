@@ -64,12 +64,10 @@ def rebind(x: Array, node: Node) -> None:
     """Make ``x`` the array of ``node`` after a write into it, and carry the write to
     the bases ``x`` is a view of and to every live view of them."""
     x._node = node
-    x._pending = None  # (a prepared program's result: its value is not this node's)
     root = x
     while (link := _get(_VIEW_OF, root)) is not None:
         base, key = link
         base._node = _region_replaced(base, key, root)
-        base._pending = None
         root = base
     _refresh(root)
 
@@ -108,6 +106,5 @@ def _refresh(base: Array) -> None:
             continue
         alive.append(ref)
         v._node = _view_node(base, _VIEW_OF.__get__(v, Array)[1])
-        v._pending = None
         _refresh(v)
     views[:] = alive

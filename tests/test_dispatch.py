@@ -12,6 +12,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray.backend import abi, dispatch, native
+from lazyarray.backend.ir import Op
 
 pytestmark = pytest.mark.skipif(not abi.FIELDS, reason="object layouts differ: no front door")
 
@@ -230,17 +231,15 @@ def test_trampolines_are_capped(monkeypatch):
     np.testing.assert_array_equal(np.asarray(p(xv)), xv[None] * 2)
 
 
-def test_door_results_make_their_node_when_first_used():
+def test_door_results_are_data_leaves():
     xv = np.linspace(0, 1, 16)
     p = prepared(lambda x: x * 2.0, xv)
     for _ in range(3):
         r = p(xv)
     assert p._door is not None
-    with pytest.raises(AttributeError):
-        object.__getattribute__(r, "_node")  # not made yet
     assert r.shape == (16,) and r.dtype == xp.float64
     node = r._node
-    assert r._node is node and node.value is not None
+    assert node.op is Op.DATA and node.value is not None and node.sig[1] == (node.value,)
     np.testing.assert_array_equal(np.asarray(xp.sum(r * r) + r[3]), np.sum((xv * 2) ** 2) + xv[3] * 2)
     with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
         r.nonexistent  # noqa: B018
