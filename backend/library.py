@@ -97,6 +97,14 @@ def resolve(key: tuple) -> int:
     return a
 
 
+def loaded_address(key: tuple) -> int:
+    """The address of building block ``key`` when the bundle is loaded and holds it;
+    0 otherwise (nothing is compiled or queued)."""
+    if _bundle_state is not True or key not in _full():
+        return 0
+    return resolve(key)
+
+
 def _primitive(key: tuple) -> int:
     _bundle()
     a = _addr.get(key)

@@ -43,7 +43,7 @@ from . import abi, names, native
 from .schedule import SCALAR_SLOT
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-IR_FILES = (os.path.join(_HERE, "recorder.ll"), os.path.join(_HERE, "steps.ll"))
+IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fuse.ll"))
 STUBS = 64  # method stubs, one per method installed (Array has 32)
 
 # context words
@@ -63,8 +63,22 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  C_DIRECT_T, C_D_RUNNER, C_D_INPUTS, C_D_SCALARS, C_D_KINDS, C_DOOR_NAME, C_DOOR_FALLBACK,
  # ir.new_id natively: the id counter's __next__ and the limit of ir._IDS
  C_NEXT_ID, C_MAX_IDS,
- C_WORDS) = range(59)
+ # fused regions (backend/fuse.ll): the building blocks' table and the function that
+ # fills it, the largest graph planned (0: none), numpy.ndarray and numpy.empty,
+ # ir._BUFFER_IDS and ir.leaf_id, Op.DATA, the float64 and int64 dtypes, the address of
+ # the fused nodes' counter
+ C_FUSE, C_FUSE_MISS, C_FUSE_MAX, C_NDARRAY_T, C_EMPTY_FN, C_BUFFER_IDS, C_LEAF_ID,
+ C_DATA_OP, C_F64, C_I64, C_FUSED,
+ C_WORDS) = range(70)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
+# fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
+# elements of a block, a register's bytes (a block of complex128)
+P_NODE, P_KIND, P_CONS, P_OCC, P_ENT, P_REG, P_SRC0, P_SRC1, P_ROWS = range(9)
+FUSE_MAX = 64
+FUSE_PLAN = P_ROWS * FUSE_MAX
+FUSE_INS = 7 * FUSE_MAX
+FUSE_BLOCK = 512
+FUSE_REG_BYTES = 16 * FUSE_BLOCK
 BINARY, REFLECTED, UNARY, GETITEM, STEPS = 0, 1, 2, 3, 4  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
@@ -103,6 +117,8 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
     values = {name: value for name, value in globals().items()
               if name.isupper() and type(value) is int}
     values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,
+                  ARRAY_FLAGS=abi.ARRAY_FLAGS, ARRAY_DESCR=abi.ARRAY_DESCR,
+                  ARRAY_NDIM=abi.ARRAY_NDIM, ARRAY_DIMS=abi.ARRAY_DIMS,
                   STUBS=stubs, SCALAR_SLOT=SCALAR_SLOT)
     text = re.sub(r"\$([A-Z_0-9]+)\$", lambda m: str(values[m.group(1)]), template)
     parts = [text]

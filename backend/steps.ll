@@ -753,6 +753,26 @@ fail:
   ret i32 -1
 }
 
+; the first step of an evaluation of %root (%count computed nodes) announced:
+; C_FIRST(root, count); 0 on error
+define internal i1 @lz_announce(ptr %ctx, ptr %root, i64 %count) {
+entry:
+  %ffn = call ptr @w(ptr %ctx, i64 $C_FIRST$)
+  %cnt = call ptr @PyLong_FromLongLong(i64 %count)
+  %nocnt = icmp eq ptr %cnt, null
+  br i1 %nocnt, label %fail, label %call
+call:
+  %fr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %ffn, ptr %root, ptr %cnt, ptr null)
+  call void @Py_DecRef(ptr %cnt)
+  %nofr = icmp eq ptr %fr, null
+  br i1 %nofr, label %fail, label %announced
+announced:
+  call void @Py_DecRef(ptr %fr)
+  ret i1 1
+fail:
+  ret i1 0
+}
+
 ; ---- one step: %n (held) signed from its sources as they are now, then run by its
 ; one-op program in %fast if there is one (_program._run_known); 1 ran, 0 not known, -1
 ; on error.  %first: call C_FIRST(root, count) before running it
@@ -828,18 +848,8 @@ hit:
   call void @Py_IncRef(ptr %hitp)
   br i1 %first, label %announce, label %run
 announce:
-  %ffn = call ptr @w(ptr %ctx, i64 $C_FIRST$)
-  %cnt = call ptr @PyLong_FromLongLong(i64 %count)
-  %nocnt = icmp eq ptr %cnt, null
-  br i1 %nocnt, label %failentry, label %call
-call:
-  %fr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %ffn, ptr %root, ptr %cnt, ptr null)
-  call void @Py_DecRef(ptr %cnt)
-  %nofr = icmp eq ptr %fr, null
-  br i1 %nofr, label %failentry, label %announced
-announced:
-  call void @Py_DecRef(ptr %fr)
-  br label %run
+  %said = call i1 @lz_announce(ptr %ctx, ptr %root, i64 %count)
+  br i1 %said, label %run, label %failentry
 run:
   %leaf = call ptr @item(ptr %hitp, i64 1)
   %lv = call ptr @item(ptr %sig, i64 1)
@@ -883,6 +893,7 @@ error:
 ; one's program was not known; NULL on error
 define internal ptr @lz_steps(ptr %ctx, ptr %root, ptr %fast, i1 %announce) {
 entry:
+  %plan = alloca [$FUSE_PLAN$ x i64]
   %order = alloca %vec
   store %vec zeroinitializer, ptr %order
   %ranp = alloca i64
@@ -901,9 +912,20 @@ run:
   %np = getelementptr %vec, ptr %order, i32 0, i32 1
   %count = load i64, ptr %np
   %data = load ptr, ptr %order
+  ; fused regions (backend/fuse.ll) in a graph of at most C_FUSE_MAX nodes
+  %fmax = call i64 @wi(ptr %ctx, i64 $C_FUSE_MAX$)
+  %fits = icmp sle i64 %count, %fmax
+  br i1 %fits, label %planit, label %loop
+planit:
+  %pst = call i32 @lz_fuse_plan(ptr %ctx, ptr %data, i64 %count, ptr %root, ptr %plan)
+  %perr = icmp slt i32 %pst, 0
+  br i1 %perr, label %fail, label %planned
+planned:
+  %some = icmp sgt i32 %pst, 0
   br label %loop
 loop:
-  %i = phi i64 [0, %run], [%i1, %next]
+  %i = phi i64 [0, %run], [0, %planned], [%i1, %next]
+  %fused = phi i1 [0, %run], [%some, %planned], [%fused, %next]
   %more = icmp slt i64 %i, %count
   br i1 %more, label %body, label %done
 body:
@@ -911,6 +933,36 @@ body:
   %slot = getelementptr ptr, ptr %data, i64 %i
   %n = load ptr, ptr %slot
   store ptr null, ptr %slot
+  br i1 %fused, label %fusedkind, label %plainnode
+fusedkind:
+  %kind = call i64 @pl(ptr %plan, i64 $P_KIND$, i64 %i)
+  switch i64 %kind, label %plainnode [i64 1, label %keep
+                                      i64 2, label %region]
+keep:
+  ; a fused node stays held by the order until the end: its region reads it
+  store ptr %n, ptr %slot
+  br label %next
+region:
+  %ranr = load i64, ptr %ranp
+  %none_ranr = icmp eq i64 %ranr, 0
+  %firstr = and i1 %none_ranr, %announce
+  br i1 %firstr, label %announcer, label %runregion
+announcer:
+  %ann = call i1 @lz_announce(ptr %ctx, ptr %root, i64 %count)
+  br i1 %ann, label %runregion, label %failnode
+runregion:
+  %rr = call i32 @lz_region(ptr %ctx, ptr %plan, i64 %i)
+  %rerr = icmp slt i32 %rr, 0
+  br i1 %rerr, label %failnode, label %regionran
+regionran:
+  %rstop = icmp eq i32 %rr, 0
+  br i1 %rstop, label %stopped, label %regioncounted
+regioncounted:
+  %rn = sext i32 %rr to i64
+  %ranr1 = add i64 %ranr, %rn
+  store i64 %ranr1, ptr %ranp
+  br label %release
+plainnode:
   %op = call ptr @get(ptr %n, i64 %oo)
   %v = call i32 @PySet_Contains(ptr %views, ptr %op)
   %verr = icmp slt i32 %v, 0

@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _dtypes as dt, _live, _steps
+from . import _dtypes as dt, _fusion, _live, _steps
 from ._array_object import Array
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
@@ -371,6 +371,7 @@ class CacheInfo(NamedTuple):
     compiled_runs: int = 0
     step_evaluations: int = 0
     steps: int = 0
+    fused_steps: int = 0
 
 
 def compile_cache_info() -> CacheInfo:
@@ -390,7 +391,8 @@ def compile_cache_info() -> CacheInfo:
     * ``interpreted_runs``, ``compiled_runs``: kernel runs per tier (the sequencer
       counts them, front-door calls included).
     * ``step_evaluations``: first evaluations of small structures that ran op by op
-      (``_steps.py``), ``steps`` the one-op programs they ran.
+      (``_steps.py``), ``steps`` the nodes they ran, ``fused_steps`` of them in fused
+      regions on the building blocks (``_fusion.py``) rather than as one-op programs.
 
     >>> import lazyarray as xp
     >>> xp.compile_cache_info().misses >= 0
@@ -398,7 +400,7 @@ def compile_cache_info() -> CacheInfo:
     """
     counts = _steps.COUNTS
     return CacheInfo(**PROGRAMS.info(), step_evaluations=counts.evaluations,
-                     steps=counts.steps)
+                     steps=counts.steps, fused_steps=_fusion.fused_count())
 
 
 # --------------------------------------------------------------------------- programs

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _dtypes as dt, _elementwise, _steps
+from . import _dtypes as dt, _elementwise, _fusion, _steps
 from ._array_object import Array
 from ._elementwise import _EXACT_INT, _FLOATING, _INT_BOUNDS
 from ._live import RECENT
@@ -103,8 +103,10 @@ def install(addresses) -> None:
         steps = _steps_words(common)
         if steps is not None:
             words, keep = steps
+            ctx = recorder.context(words)
             _steps.NATIVE = rec.function("native_steps", _steps.native_fallback.__doc__,
-                                         _steps.__name__, (recorder.context(words), keep))
+                                         _steps.__name__, (ctx, keep))
+            _fusion.CONTEXT = ctx
 
 
 class _Holder(tuple):
@@ -223,9 +225,16 @@ def _steps_words(common) -> Optional[tuple]:
              (recorder.C_DICT_T, dict), (recorder.C_FALLBACK, _steps.native_fallback),
              (recorder.C_DIRECT_T, _steps.Direct), (recorder.C_DOOR_NAME, _DOOR),
              (recorder.C_DOOR_FALLBACK, dispatch.FALLBACK))
+    named += ((recorder.C_FUSE, _fusion.TABLE), (recorder.C_FUSE_MISS, _fusion.entry),
+              (recorder.C_NDARRAY_T, np.ndarray), (recorder.C_EMPTY_FN, np.empty),
+              (recorder.C_BUFFER_IDS, ir._BUFFER_IDS), (recorder.C_LEAF_ID, ir.leaf_id),
+              (recorder.C_DATA_OP, ir.Op.DATA), (recorder.C_F64, dt.float64),
+              (recorder.C_I64, dt.int64))
     for w, obj in named:
         words[w] = id(obj)
-    return words, (common[1], named)
+    words[recorder.C_FUSE_MAX] = _fusion.largest()
+    words[recorder.C_FUSED] = _fusion.COUNT.ctypes.data
+    return words, (common[1], named, _fusion.COUNT)
 
 
 def _words(common, kind: int, op, results: dict, ids: dict, fallback) -> tuple:

@@ -12,6 +12,7 @@ and call sites may still override ``rtol`` or ``atol`` for one comparison.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Union
 
@@ -112,3 +113,14 @@ def in_steps(make, monkeypatch) -> None:
         _steps._MET.clear()
         _steps._SEEN.clear()
         np.asarray(make())
+
+
+@contextlib.contextmanager
+def one_op_steps():
+    """Steps run one-op programs only: no fused regions (lazyarray/_fusion.py)."""
+    from lazyarray import _fusion
+    before = _fusion.set_largest(0)
+    try:
+        yield
+    finally:
+        _fusion.set_largest(before)

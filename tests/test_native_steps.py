@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from helpers import in_steps
+from helpers import in_steps, one_op_steps
 from lazyarray import _recording, _steps
 from lazyarray.backend import ir, library
 
@@ -18,6 +18,13 @@ pytestmark = [
     pytest.mark.skipif(not _recording.load_now(), reason="no native code for steps here"),
     pytest.mark.skipif(not library.bundle_loaded(), reason="steps need the building blocks"),
 ]
+
+
+@pytest.fixture(autouse=True)
+def one_op_programs():
+    """The steps here are one-op programs (tests/test_fusion.py has the fused regions)."""
+    with one_op_steps():
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from helpers import in_steps
+from helpers import in_steps, one_op_steps
 from lazyarray import _steps
 from lazyarray.backend import library
 
@@ -22,9 +22,12 @@ pytestmark = pytest.mark.skipif(not library.bundle_loaded(),
 @pytest.fixture(autouse=True)
 def always_step(request, monkeypatch):
     """Steps whether or not their one-op programs are known (the choice by cost has its
-    own test, which opts out)."""
+    own test, which opts out), each a one-op program: no fused regions
+    (tests/test_fusion.py has theirs)."""
     if "by_cost" not in request.node.name:
         monkeypatch.setattr(_steps, "NEW_COST", 0)
+    with one_op_steps():
+        yield
 
 
 def info():

@@ -1,0 +1,753 @@
+; Fused regions of the native steps (backend/steps.ll).  An elementwise node whose
+; building block is loaded (C_FUSE: (op, dtype, source dtype) -> (address, numpy dtype,
+; item size, source item size)), whose sources share one dtype and are arrays of its own
+; shape or float64/int64 scalars, is fused: with the fused nodes that only it reads (and
+; nobody outside the graph holds) it runs block by block on the building blocks, one call
+; per op per block of $FUSE_BLOCK$ elements, its intermediates in registers.  No program
+; is looked up, planned or made, and only the region's root gets a value.  Appended to
+; backend/recorder.ll with steps.ll (one unit).
+
+; (entries: (address, numpy dtype, item size, source item size, source numpy dtype))
+; the plan of a graph of at most $FUSE_MAX$ nodes (the steps' order): per node, in rows of
+; $FUSE_MAX$ words
+;   P_NODE  the node (borrowed: the order, then its consumers' sources hold it)
+;   P_KIND  0 a step, 1 fused into its consumer's region, 2 a region's root
+;   P_CONS  its one consumer's position; -1 none, -2 several
+;   P_OCC   its occurrences among the graph's sources (then: its register, once run)
+;   P_ENT   its building block's entry (borrowed from C_FUSE), or 0: not fusable
+;   P_REG   the position of its region's root
+;   P_SRC0, P_SRC1  its sources' positions in the order, -1 for leaves
+; (P_* and the row count are filled in by backend/recorder.py)
+
+define internal i64 @pl(ptr %p, i64 %f, i64 %i) {
+  %row = mul i64 %f, $FUSE_MAX$
+  %at = add i64 %row, %i
+  %a = getelementptr i64, ptr %p, i64 %at
+  %v = load i64, ptr %a
+  ret i64 %v
+}
+define internal void @ps(ptr %p, i64 %f, i64 %i, i64 %v) {
+  %row = mul i64 %f, $FUSE_MAX$
+  %at = add i64 %row, %i
+  %a = getelementptr i64, ptr %p, i64 %at
+  store i64 %v, ptr %a
+  ret void
+}
+define internal ptr @plp(ptr %p, i64 %f, i64 %i) {
+  %v = call i64 @pl(ptr %p, i64 %f, i64 %i)
+  %q = inttoptr i64 %v to ptr
+  ret ptr %q
+}
+define internal void @psp(ptr %p, i64 %f, i64 %i, ptr %q) {
+  %v = ptrtoint ptr %q to i64
+  call void @ps(ptr %p, i64 %f, i64 %i, i64 %v)
+  ret void
+}
+
+; an int item of an entry tuple
+define internal i64 @eint(ptr %ctx, ptr %e, i64 %i) {
+  %ok = alloca i1
+  %o = call ptr @item(ptr %e, i64 %i)
+  %v = call i64 @lz_int(ptr %ctx, ptr %o, ptr %ok)
+  ret i64 %v
+}
+
+; a value that a region reads where it lies: an ndarray (exactly) of numpy dtype %descr
+; (that object) and %count elements, C-contiguous and aligned; its data pointer, or null
+define internal ptr @lz_plain(ptr %ctx, ptr %v, ptr %descr, i64 %count) {
+entry:
+  %t = call ptr @type(ptr %v)
+  %nt = call ptr @w(ptr %ctx, i64 $C_NDARRAY_T$)
+  %isnd = icmp eq ptr %t, %nt
+  br i1 %isnd, label %flags, label %no
+flags:
+  %fp = getelementptr i8, ptr %v, i64 $ARRAY_FLAGS$
+  %f = load i32, ptr %fp
+  %m = and i32 %f, 257  ; NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
+  %both = icmp eq i32 %m, 257
+  %dp0 = getelementptr i8, ptr %v, i64 $ARRAY_DESCR$
+  %d0 = load ptr, ptr %dp0
+  %samed = icmp eq ptr %d0, %descr
+  %ok = and i1 %both, %samed
+  br i1 %ok, label %dims, label %no
+dims:
+  %ndp = getelementptr i8, ptr %v, i64 $ARRAY_NDIM$
+  %nd32 = load i32, ptr %ndp
+  %nd = sext i32 %nd32 to i64
+  %dimsp = getelementptr i8, ptr %v, i64 $ARRAY_DIMS$
+  %dims0 = load ptr, ptr %dimsp
+  br label %loop
+loop:
+  %i = phi i64 [0, %dims], [%i1, %body]
+  %prod = phi i64 [1, %dims], [%prod1, %body]
+  %more = icmp slt i64 %i, %nd
+  br i1 %more, label %body, label %counted
+body:
+  %dp = getelementptr i64, ptr %dims0, i64 %i
+  %d = load i64, ptr %dp
+  %prod1 = mul i64 %prod, %d
+  %i1 = add i64 %i, 1
+  br label %loop
+counted:
+  %right = icmp eq i64 %prod, %count
+  br i1 %right, label %yes, label %no
+yes:
+  %ap = getelementptr i8, ptr %v, i64 $ARRAY_DATA$
+  %a = load ptr, ptr %ap
+  ret ptr %a
+no:
+  ret ptr null
+}
+
+; a scalar leaf a region takes: a float64 leaf holding a float, an int64 leaf an int
+; (as lz_int takes it)
+define internal i1 @lz_fscalar(ptr %ctx, ptr %s) {
+entry:
+  %ok = alloca i1
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %d = call ptr @get(ptr %s, i64 %od)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %s, i64 %ov)
+  %f64 = call ptr @w(ptr %ctx, i64 $C_F64$)
+  %isf = icmp eq ptr %d, %f64
+  br i1 %isf, label %float, label %int
+float:
+  %t = call ptr @type(ptr %v)
+  %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
+  %isft = icmp eq ptr %t, %ft
+  ret i1 %isft
+int:
+  %i64 = call ptr @w(ptr %ctx, i64 $C_I64$)
+  %isi = icmp eq ptr %d, %i64
+  br i1 %isi, label %conv, label %no
+conv:
+  %x = call i64 @lz_int(ptr %ctx, ptr %v, ptr %ok)
+  %isint = load i1, ptr %ok
+  ret i1 %isint
+no:
+  ret i1 0
+}
+
+; ---- %n's building block entry (borrowed), or null: not fusable (an error when set)
+define internal ptr @lz_fuse_entry(ptr %ctx, ptr %n) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %scalar = call ptr @w(ptr %ctx, i64 $C_SCALAR_OP$)
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %op = call ptr @get(ptr %n, i64 %oo)
+  %dt = call ptr @get(ptr %n, i64 %od)
+  %shape = call ptr @get(ptr %n, i64 %osh)
+  %srcs = call ptr @get(ptr %n, i64 %osr)
+  ; (held: the Python function asked on a miss may let another thread evaluate %n)
+  call void @Py_IncRef(ptr %srcs)
+  %k = call i64 @size(ptr %srcs)
+  %k1 = icmp eq i64 %k, 1
+  %k2 = icmp eq i64 %k, 2
+  %arity = or i1 %k1, %k2
+  %cnt = call i64 @small(ptr %ctx, ptr %shape)
+  %sized = icmp sge i64 %cnt, 0
+  %fits = and i1 %arity, %sized
+  br i1 %fits, label %key, label %no
+key:
+  %s0 = call ptr @item(ptr %srcs, i64 0)
+  %sdt = call ptr @get(ptr %s0, i64 %od)
+  %kt = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %op, ptr %dt, ptr %sdt)
+  %nokt = icmp eq ptr %kt, null
+  br i1 %nokt, label %error, label %find
+find:
+  %tab = call ptr @w(ptr %ctx, i64 $C_FUSE$)
+  %hit = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %kt)
+  %miss = icmp eq ptr %hit, null
+  br i1 %miss, label %missed, label %found
+missed:
+  %err = call i1 @failed()
+  br i1 %err, label %errorkey, label %ask
+ask:
+  ; the Python function puts its answer in C_FUSE (so it stays alive there), or
+  ; answers None without keeping it
+  %fn = call ptr @w(ptr %ctx, i64 $C_FUSE_MISS$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %op, ptr %dt, ptr %sdt, ptr null)
+  %nor = icmp eq ptr %r, null
+  br i1 %nor, label %errorkey, label %asked
+asked:
+  call void @Py_DecRef(ptr %r)
+  %hit2 = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %kt)
+  %miss2 = icmp eq ptr %hit2, null
+  br i1 %miss2, label %missed2, label %found
+missed2:
+  call void @Py_DecRef(ptr %kt)
+  %err2 = call i1 @failed()
+  br i1 %err2, label %error, label %no
+found:
+  %e = phi ptr [%hit, %find], [%hit2, %asked]
+  call void @Py_DecRef(ptr %kt)
+  %isnone = icmp eq ptr %e, %none
+  br i1 %isnone, label %no, label %sources
+sources:
+  ; every source a scalar the region takes, or an array of %n's shape and dtype %sdt
+  ; whose value, if it has one, is read where it lies
+  %i = phi i64 [0, %found], [%i1, %next]
+  %more = icmp slt i64 %i, %k
+  br i1 %more, label %src, label %yes
+src:
+  %s = call ptr @item(ptr %srcs, i64 %i)
+  %sop = call ptr @get(ptr %s, i64 %oo)
+  %iss = icmp eq ptr %sop, %scalar
+  br i1 %iss, label %isscalar, label %array
+isscalar:
+  %ok = call i1 @lz_fscalar(ptr %ctx, ptr %s)
+  br i1 %ok, label %next, label %no
+array:
+  %sd = call ptr @get(ptr %s, i64 %od)
+  %samed = icmp eq ptr %sd, %sdt
+  br i1 %samed, label %viewed, label %no
+viewed:
+  ; (a view the steps pass has no value when it is read: not fused)
+  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
+  %vw = call i32 @PySet_Contains(ptr %views, ptr %sop)
+  %vwerr = icmp slt i32 %vw, 0
+  br i1 %vwerr, label %error, label %viewtest
+viewtest:
+  %isview = icmp eq i32 %vw, 1
+  br i1 %isview, label %no, label %shapes
+shapes:
+  %ssh = call ptr @get(ptr %s, i64 %osh)
+  %eq = call i32 @PyObject_RichCompareBool(ptr %ssh, ptr %shape, i32 2)
+  %eqerr = icmp slt i32 %eq, 0
+  br i1 %eqerr, label %error, label %shaped
+shaped:
+  %same = icmp eq i32 %eq, 1
+  br i1 %same, label %valued, label %no
+valued:
+  %v = call ptr @get(ptr %s, i64 %ov)
+  %hasv = icmp ne ptr %v, %none
+  br i1 %hasv, label %plain, label %next
+plain:
+  %sdescr = call ptr @item(ptr %e, i64 4)
+  %dp = call ptr @lz_plain(ptr %ctx, ptr %v, ptr %sdescr, i64 %cnt)
+  %isplain = icmp ne ptr %dp, null
+  br i1 %isplain, label %next, label %no
+next:
+  %i1 = add i64 %i, 1
+  br label %sources
+yes:
+  call void @Py_DecRef(ptr %srcs)
+  ret ptr %e
+no:
+  call void @Py_DecRef(ptr %srcs)
+  ret ptr null
+errorkey:
+  call void @Py_DecRef(ptr %kt)
+  br label %error
+error:
+  call void @Py_DecRef(ptr %srcs)
+  ret ptr null
+}
+
+; the position of %s among the plan's nodes before %i, or -1
+define internal i64 @lz_find(ptr %p, ptr %s, i64 %i) {
+entry:
+  br label %loop
+loop:
+  %j = phi i64 [%i, %entry], [%j1, %next]
+  %more = icmp sgt i64 %j, 0
+  br i1 %more, label %body, label %none
+body:
+  %j1 = sub i64 %j, 1
+  %q = call ptr @plp(ptr %p, i64 $P_NODE$, i64 %j1)
+  %hit = icmp eq ptr %q, %s
+  br i1 %hit, label %found, label %next
+next:
+  br label %loop
+found:
+  ret i64 %j1
+none:
+  ret i64 -1
+}
+
+; ---- the plan of the %count nodes at %data (the steps' order), %root last: 1 when a
+; region was found, 0 when none, -1 on error
+define internal i32 @lz_fuse_plan(ptr %ctx, ptr %data, i64 %count, ptr %root, ptr %p) {
+entry:
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  br label %init
+init:
+  %i = phi i64 [0, %entry], [%i1, %initbody]
+  %imore = icmp slt i64 %i, %count
+  br i1 %imore, label %initbody, label %scan
+initbody:
+  %slot = getelementptr ptr, ptr %data, i64 %i
+  %n = load ptr, ptr %slot
+  call void @psp(ptr %p, i64 $P_NODE$, i64 %i, ptr %n)
+  call void @ps(ptr %p, i64 $P_KIND$, i64 %i, i64 0)
+  call void @ps(ptr %p, i64 $P_CONS$, i64 %i, i64 -1)
+  call void @ps(ptr %p, i64 $P_OCC$, i64 %i, i64 0)
+  call void @ps(ptr %p, i64 $P_ENT$, i64 %i, i64 0)
+  call void @ps(ptr %p, i64 $P_REG$, i64 %i, i64 -1)
+  call void @ps(ptr %p, i64 $P_SRC0$, i64 %i, i64 -1)
+  call void @ps(ptr %p, i64 $P_SRC1$, i64 %i, i64 -1)
+  %i1 = add i64 %i, 1
+  br label %init
+scan:
+  ; entries, sources' positions, consumers and occurrences
+  %a = phi i64 [0, %init], [%a1, %scanned]
+  %amore = icmp slt i64 %a, %count
+  br i1 %amore, label %scanbody, label %decide0
+scanbody:
+  %na = call ptr @plp(ptr %p, i64 $P_NODE$, i64 %a)
+  %e = call ptr @lz_fuse_entry(ptr %ctx, ptr %na)
+  %noe = icmp eq ptr %e, null
+  br i1 %noe, label %noentry, label %entered
+noentry:
+  %err = call i1 @failed()
+  br i1 %err, label %error, label %srcscan
+entered:
+  call void @psp(ptr %p, i64 $P_ENT$, i64 %a, ptr %e)
+  br label %srcscan
+srcscan:
+  %srcs = call ptr @get(ptr %na, i64 %osr)
+  %k = call i64 @size(ptr %srcs)
+  br label %sloop
+sloop:
+  %j = phi i64 [0, %srcscan], [%j1, %snext]
+  %smore = icmp slt i64 %j, %k
+  br i1 %smore, label %sbody, label %scanned
+sbody:
+  %s = call ptr @item(ptr %srcs, i64 %j)
+  %at = call i64 @lz_find(ptr %p, ptr %s, i64 %a)
+  %found = icmp sge i64 %at, 0
+  br i1 %found, label %counted, label %snext
+counted:
+  %first = icmp eq i64 %j, 0
+  %second = icmp eq i64 %j, 1
+  br i1 %first, label %src0, label %maybe1
+src0:
+  call void @ps(ptr %p, i64 $P_SRC0$, i64 %a, i64 %at)
+  br label %occ
+maybe1:
+  br i1 %second, label %src1, label %occ
+src1:
+  call void @ps(ptr %p, i64 $P_SRC1$, i64 %a, i64 %at)
+  br label %occ
+occ:
+  %o = call i64 @pl(ptr %p, i64 $P_OCC$, i64 %at)
+  %o1 = add i64 %o, 1
+  call void @ps(ptr %p, i64 $P_OCC$, i64 %at, i64 %o1)
+  %c = call i64 @pl(ptr %p, i64 $P_CONS$, i64 %at)
+  %cnone = icmp eq i64 %c, -1
+  %cself = icmp eq i64 %c, %a
+  %keep = or i1 %cnone, %cself
+  %nc = select i1 %keep, i64 %a, i64 -2
+  call void @ps(ptr %p, i64 $P_CONS$, i64 %at, i64 %nc)
+  br label %snext
+snext:
+  %j1 = add i64 %j, 1
+  br label %sloop
+scanned:
+  %a1 = add i64 %a, 1
+  br label %scan
+decide0:
+  ; from the root down: fused into its consumer's region when that is fused too, it is
+  ; its one consumer and nothing but its consumer and the order holds it
+  %last = sub i64 %count, 1
+  br label %decide
+decide:
+  %b = phi i64 [%last, %decide0], [%b0, %decided]
+  %any = phi i1 [0, %decide0], [%any1, %decided]
+  %bmore = icmp sge i64 %b, 0
+  br i1 %bmore, label %dbody, label %done
+dbody:
+  %b0 = sub i64 %b, 1
+  %eb = call i64 @pl(ptr %p, i64 $P_ENT$, i64 %b)
+  %fus = icmp ne i64 %eb, 0
+  br i1 %fus, label %fusable, label %decided
+fusable:
+  %nb = call ptr @plp(ptr %p, i64 $P_NODE$, i64 %b)
+  %isroot = icmp eq ptr %nb, %root
+  br i1 %isroot, label %region, label %consumer
+consumer:
+  %cb = call i64 @pl(ptr %p, i64 $P_CONS$, i64 %b)
+  %onec = icmp sge i64 %cb, 0
+  br i1 %onec, label %ckind, label %region
+ckind:
+  %ck = call i64 @pl(ptr %p, i64 $P_KIND$, i64 %cb)
+  %cfused = icmp ne i64 %ck, 0
+  br i1 %cfused, label %refs, label %region
+refs:
+  %rc = load i64, ptr %nb  ; (ob_refcnt)
+  %ob = call i64 @pl(ptr %p, i64 $P_OCC$, i64 %b)
+  %want = add i64 %ob, 1
+  %alone = icmp eq i64 %rc, %want
+  br i1 %alone, label %inner, label %region
+inner:
+  call void @ps(ptr %p, i64 $P_KIND$, i64 %b, i64 1)
+  %cr = call i64 @pl(ptr %p, i64 $P_REG$, i64 %cb)
+  call void @ps(ptr %p, i64 $P_REG$, i64 %b, i64 %cr)
+  br label %decided
+region:
+  call void @ps(ptr %p, i64 $P_KIND$, i64 %b, i64 2)
+  call void @ps(ptr %p, i64 $P_REG$, i64 %b, i64 %b)
+  br label %decided
+decided:
+  %any1 = phi i1 [%any, %dbody], [1, %inner], [1, %region]
+  br label %decide
+done:
+  %r = zext i1 %any to i32
+  ret i32 %r
+error:
+  ret i32 -1
+}
+
+; one register per fused node but the root, and per scalar operand
+define internal i64 @lz_registers(ptr %ctx, ptr %p, i64 %r) {
+entry:
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %scalar = call ptr @w(ptr %ctx, i64 $C_SCALAR_OP$)
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %count = phi i64 [0, %entry], [%c2, %next]
+  %more = icmp sle i64 %i, %r
+  br i1 %more, label %body, label %done
+body:
+  %reg = call i64 @pl(ptr %p, i64 $P_REG$, i64 %i)
+  %mine = icmp eq i64 %reg, %r
+  br i1 %mine, label %member, label %skip
+member:
+  %notroot = icmp ne i64 %i, %r
+  %own = zext i1 %notroot to i64
+  %n = call ptr @plp(ptr %p, i64 $P_NODE$, i64 %i)
+  %srcs = call ptr @get(ptr %n, i64 %osr)
+  %k = call i64 @size(ptr %srcs)
+  %s0 = call ptr @item(ptr %srcs, i64 0)
+  %op0 = call ptr @get(ptr %s0, i64 %oo)
+  %sc0 = icmp eq ptr %op0, %scalar
+  %n0 = zext i1 %sc0 to i64
+  %two = icmp eq i64 %k, 2
+  br i1 %two, label %second, label %counted
+second:
+  %s1 = call ptr @item(ptr %srcs, i64 1)
+  %op1 = call ptr @get(ptr %s1, i64 %oo)
+  %sc1 = icmp eq ptr %op1, %scalar
+  %n1 = zext i1 %sc1 to i64
+  br label %counted
+counted:
+  %m1 = phi i64 [0, %member], [%n1, %second]
+  %c0 = add i64 %count, %own
+  %c1 = add i64 %c0, %n0
+  %cm = add i64 %c1, %m1
+  br label %next
+skip:
+  br label %next
+next:
+  %c2 = phi i64 [%cm, %counted], [%count, %skip]
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  ret i64 %count
+}
+
+; a block register of the scalar leaf %s (lz_fscalar took it), filled
+define internal void @lz_fill(ptr %ctx, ptr %s, ptr %reg) {
+entry:
+  %ok = alloca i1
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %d = call ptr @get(ptr %s, i64 %od)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %s, i64 %ov)
+  %f64 = call ptr @w(ptr %ctx, i64 $C_F64$)
+  %isf = icmp eq ptr %d, %f64
+  br i1 %isf, label %float, label %int
+float:
+  %x = call double @PyFloat_AsDouble(ptr %v)
+  %xb = bitcast double %x to i64
+  br label %fill
+int:
+  %y = call i64 @lz_int(ptr %ctx, ptr %v, ptr %ok)
+  br label %fill
+fill:
+  %bits = phi i64 [%xb, %float], [%y, %int]
+  br label %loop
+loop:
+  %i = phi i64 [0, %fill], [%i1, %body]
+  %more = icmp slt i64 %i, $FUSE_BLOCK$
+  br i1 %more, label %body, label %done
+body:
+  %at = getelementptr i64, ptr %reg, i64 %i
+  store i64 %bits, ptr %at
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  ret void
+}
+
+; where operand %s of a fused node reads: (base, byte step per element); base null
+; when a value is not read where it lies (then the walk takes over)
+define internal {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s, i64 %at, i64 %size, ptr %descr, i64 %count, ptr %regs, ptr %nextreg) {
+entry:
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %scalar = call ptr @w(ptr %ctx, i64 $C_SCALAR_OP$)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %op = call ptr @get(ptr %s, i64 %oo)
+  %iss = icmp eq ptr %op, %scalar
+  br i1 %iss, label %scalarreg, label %array
+scalarreg:
+  %k = load i64, ptr %nextreg
+  %k1 = add i64 %k, 1
+  store i64 %k1, ptr %nextreg
+  %off = mul i64 %k, $FUSE_REG_BYTES$
+  %reg = getelementptr i8, ptr %regs, i64 %off
+  call void @lz_fill(ptr %ctx, ptr %s, ptr %reg)
+  %r0 = insertvalue {ptr, i64} undef, ptr %reg, 0
+  %r1 = insertvalue {ptr, i64} %r0, i64 0, 1
+  ret {ptr, i64} %r1
+array:
+  %inplan = icmp sge i64 %at, 0
+  br i1 %inplan, label %fused, label %value
+fused:
+  %kind = call i64 @pl(ptr %p, i64 $P_KIND$, i64 %at)
+  %isin = icmp eq i64 %kind, 1
+  br i1 %isin, label %register, label %value
+register:
+  %rq = call ptr @plp(ptr %p, i64 $P_OCC$, i64 %at)  ; (its register, set when it was laid out)
+  %q0 = insertvalue {ptr, i64} undef, ptr %rq, 0
+  %q1 = insertvalue {ptr, i64} %q0, i64 0, 1
+  ret {ptr, i64} %q1
+value:
+  %v = call ptr @get(ptr %s, i64 %ov)
+  %hasv = icmp ne ptr %v, %none
+  br i1 %hasv, label %plain, label %no
+plain:
+  %d = call ptr @lz_plain(ptr %ctx, ptr %v, ptr %descr, i64 %count)
+  %v0 = insertvalue {ptr, i64} undef, ptr %d, 0
+  %v1 = insertvalue {ptr, i64} %v0, i64 %size, 1
+  ret {ptr, i64} %v1
+no:
+  %n0 = insertvalue {ptr, i64} undef, ptr null, 0
+  %n1 = insertvalue {ptr, i64} %n0, i64 0, 1
+  ret {ptr, i64} %n1
+}
+
+; ---- the region whose root is at %r run: the number of its nodes; 0 when a value it reads is not where it
+; can be read (nothing ran: the walk takes over); -1 on error
+define internal i32 @lz_region(ptr %ctx, ptr %p, i64 %r) {
+entry:
+  %ins = alloca [$FUSE_INS$ x i64]  ; per fused node: fn, out, out step, a, a step, b, b step
+  %nextreg = alloca i64
+  store i64 0, ptr %nextreg
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %root = call ptr @plp(ptr %p, i64 $P_NODE$, i64 %r)
+  %rent = call ptr @plp(ptr %p, i64 $P_ENT$, i64 %r)
+  %shape = call ptr @get(ptr %root, i64 %osh)
+  %total = call i64 @small(ptr %ctx, ptr %shape)
+  %npdt = call ptr @item(ptr %rent, i64 1)
+  %empty = call ptr @w(ptr %ctx, i64 $C_EMPTY_FN$)
+  %out = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %empty, ptr %shape, ptr %npdt, ptr null)
+  %noout = icmp eq ptr %out, null
+  br i1 %noout, label %error, label %outdata
+outdata:
+  %od0 = call ptr @lz_plain(ptr %ctx, ptr %out, ptr %npdt, i64 %total)
+  %badout = icmp eq ptr %od0, null
+  br i1 %badout, label %stopout, label %alloc
+alloc:
+  %nregs = call i64 @lz_registers(ptr %ctx, ptr %p, i64 %r)
+  %bytes = mul i64 %nregs, $FUSE_REG_BYTES$
+  %regs = call ptr @PyMem_Realloc(ptr null, i64 %bytes)
+  %noregs = icmp eq ptr %regs, null
+  br i1 %noregs, label %nomemory, label %layout
+layout:
+  ; the fused nodes in order, each an instruction; registers first to the nodes
+  br label %lloop
+lloop:
+  %i = phi i64 [0, %layout], [%i1, %lnext]
+  %m = phi i64 [0, %layout], [%m2, %lnext]
+  %lmore = icmp sle i64 %i, %r
+  br i1 %lmore, label %lbody, label %run
+lbody:
+  %reg = call i64 @pl(ptr %p, i64 $P_REG$, i64 %i)
+  %mine = icmp eq i64 %reg, %r
+  br i1 %mine, label %member, label %lskip
+member:
+  %n = call ptr @plp(ptr %p, i64 $P_NODE$, i64 %i)
+  ; (evaluated by another thread meanwhile: its sources are gone, the walk goes on)
+  %still = call i1 @computed(ptr %ctx, ptr %n)
+  br i1 %still, label %entered, label %stop
+entered:
+  %e = call ptr @plp(ptr %p, i64 $P_ENT$, i64 %i)
+  %fn = call i64 @eint(ptr %ctx, ptr %e, i64 0)
+  %ssize = call i64 @eint(ptr %ctx, ptr %e, i64 3)
+  %sdescr = call ptr @item(ptr %e, i64 4)
+  %isr = icmp eq i64 %i, %r
+  br i1 %isr, label %tooutput, label %toregister
+tooutput:
+  %osize = call i64 @eint(ptr %ctx, ptr %e, i64 2)
+  br label %dest
+toregister:
+  %k = load i64, ptr %nextreg
+  %k1 = add i64 %k, 1
+  store i64 %k1, ptr %nextreg
+  %roff = mul i64 %k, $FUSE_REG_BYTES$
+  %rp = getelementptr i8, ptr %regs, i64 %roff
+  call void @psp(ptr %p, i64 $P_OCC$, i64 %i, ptr %rp)
+  br label %dest
+dest:
+  %dbase = phi ptr [%od0, %tooutput], [%rp, %toregister]
+  %dstep = phi i64 [%osize, %tooutput], [0, %toregister]
+  %srcs = call ptr @get(ptr %n, i64 %osr)
+  %kk = call i64 @size(ptr %srcs)
+  %s0 = call ptr @item(ptr %srcs, i64 0)
+  %at0 = call i64 @pl(ptr %p, i64 $P_SRC0$, i64 %i)
+  %a = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s0, i64 %at0, i64 %ssize, ptr %sdescr, i64 %total, ptr %regs, ptr %nextreg)
+  %abase = extractvalue {ptr, i64} %a, 0
+  %astep = extractvalue {ptr, i64} %a, 1
+  %noa = icmp eq ptr %abase, null
+  br i1 %noa, label %stop, label %second
+second:
+  %two = icmp eq i64 %kk, 2
+  br i1 %two, label %operand1, label %store
+operand1:
+  %s1 = call ptr @item(ptr %srcs, i64 1)
+  %at1 = call i64 @pl(ptr %p, i64 $P_SRC1$, i64 %i)
+  %b = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s1, i64 %at1, i64 %ssize, ptr %sdescr, i64 %total, ptr %regs, ptr %nextreg)
+  %bb = extractvalue {ptr, i64} %b, 0
+  %bs = extractvalue {ptr, i64} %b, 1
+  %nob = icmp eq ptr %bb, null
+  br i1 %nob, label %stop, label %store
+store:
+  %bbase = phi ptr [null, %second], [%bb, %operand1]
+  %bstep = phi i64 [0, %second], [%bs, %operand1]
+  %w0 = mul i64 %m, 7
+  %pi = getelementptr i64, ptr %ins, i64 %w0
+  store i64 %fn, ptr %pi
+  %p1 = getelementptr i64, ptr %pi, i64 1
+  %dbi = ptrtoint ptr %dbase to i64
+  store i64 %dbi, ptr %p1
+  %p2 = getelementptr i64, ptr %pi, i64 2
+  store i64 %dstep, ptr %p2
+  %p3 = getelementptr i64, ptr %pi, i64 3
+  %abi = ptrtoint ptr %abase to i64
+  store i64 %abi, ptr %p3
+  %p4 = getelementptr i64, ptr %pi, i64 4
+  store i64 %astep, ptr %p4
+  %p5 = getelementptr i64, ptr %pi, i64 5
+  %bbi = ptrtoint ptr %bbase to i64
+  store i64 %bbi, ptr %p5
+  %p6 = getelementptr i64, ptr %pi, i64 6
+  store i64 %bstep, ptr %p6
+  %m1 = add i64 %m, 1
+  br label %lnext
+lskip:
+  br label %lnext
+lnext:
+  %m2 = phi i64 [%m1, %store], [%m, %lskip]
+  %i1 = add i64 %i, 1
+  br label %lloop
+run:
+  ; block by block, every instruction in turn
+  br label %blocks
+blocks:
+  %at = phi i64 [0, %run], [%next_at, %blockdone]
+  %bmore = icmp slt i64 %at, %total
+  br i1 %bmore, label %block, label %ran
+block:
+  %left = sub i64 %total, %at
+  %full = icmp sgt i64 %left, $FUSE_BLOCK$
+  %cnt = select i1 %full, i64 $FUSE_BLOCK$, i64 %left
+  br label %iloop
+iloop:
+  %t = phi i64 [0, %block], [%t1, %ibody]
+  %tmore = icmp slt i64 %t, %m
+  br i1 %tmore, label %ibody, label %blockdone
+ibody:
+  %w = mul i64 %t, 7
+  %q = getelementptr i64, ptr %ins, i64 %w
+  %f = load i64, ptr %q
+  %fp = inttoptr i64 %f to ptr
+  %q1 = getelementptr i64, ptr %q, i64 1
+  %xd = load i64, ptr %q1
+  %q2 = getelementptr i64, ptr %q, i64 2
+  %xds = load i64, ptr %q2
+  %q3 = getelementptr i64, ptr %q, i64 3
+  %xa = load i64, ptr %q3
+  %q4 = getelementptr i64, ptr %q, i64 4
+  %xas = load i64, ptr %q4
+  %q5 = getelementptr i64, ptr %q, i64 5
+  %xb = load i64, ptr %q5
+  %q6 = getelementptr i64, ptr %q, i64 6
+  %xbs = load i64, ptr %q6
+  %dd = mul i64 %xds, %at
+  %da = mul i64 %xas, %at
+  %db = mul i64 %xbs, %at
+  %pd0 = inttoptr i64 %xd to ptr
+  %pd = getelementptr i8, ptr %pd0, i64 %dd
+  %pa0 = inttoptr i64 %xa to ptr
+  %pa = getelementptr i8, ptr %pa0, i64 %da
+  %pb0 = inttoptr i64 %xb to ptr
+  %pb = getelementptr i8, ptr %pb0, i64 %db
+  call void %fp(ptr %pd, ptr %pa, ptr %pb, ptr null, i64 %cnt)
+  %t1 = add i64 %t, 1
+  br label %iloop
+blockdone:
+  %next_at = add i64 %at, $FUSE_BLOCK$
+  br label %blocks
+ran:
+  call void @PyMem_Free(ptr %regs)
+  ; its value, under the leaf id of its dtype and shape
+  %dt = call ptr @get(ptr %root, i64 %od)
+  %lk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %dt, ptr %shape)
+  %nolk = icmp eq ptr %lk, null
+  br i1 %nolk, label %errorout, label %leafid
+leafid:
+  %ids = call ptr @w(ptr %ctx, i64 $C_BUFFER_IDS$)
+  %lid = call ptr @PyDict_GetItemWithError(ptr %ids, ptr %lk)
+  call void @Py_DecRef(ptr %lk)
+  %nolid = icmp eq ptr %lid, null
+  br i1 %nolid, label %leafmiss, label %leafhit
+leafhit:
+  call void @Py_IncRef(ptr %lid)
+  br label %evaluate
+leafmiss:
+  %lerr = call i1 @failed()
+  br i1 %lerr, label %errorout, label %leafcall
+leafcall:
+  %lfn = call ptr @w(ptr %ctx, i64 $C_LEAF_ID$)
+  %dop = call ptr @w(ptr %ctx, i64 $C_DATA_OP$)
+  %lid2 = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %lfn, ptr %dop, ptr %dt, ptr %shape, ptr null)
+  %nolid2 = icmp eq ptr %lid2, null
+  br i1 %nolid2, label %errorout, label %evaluate
+evaluate:
+  %leaf = phi ptr [%lid, %leafhit], [%lid2, %leafcall]
+  %st = call i32 @lz_evaluated(ptr %ctx, ptr %root, ptr %out, ptr %leaf)
+  call void @Py_DecRef(ptr %leaf)
+  %everr = icmp slt i32 %st, 0
+  br i1 %everr, label %error, label %counts
+counts:
+  %cp = call ptr @w(ptr %ctx, i64 $C_FUSED$)
+  %c = load i64, ptr %cp
+  %c1 = add i64 %c, %m
+  store i64 %c1, ptr %cp
+  %mi = trunc i64 %m to i32
+  ret i32 %mi
+stop:
+  call void @PyMem_Free(ptr %regs)
+  br label %stopout
+stopout:
+  call void @Py_DecRef(ptr %out)
+  ret i32 0
+nomemory:
+  %nm = call ptr @PyErr_NoMemory()
+  br label %errorout
+errorout:
+  call void @Py_DecRef(ptr %out)
+  br label %error
+error:
+  ret i32 -1
+}

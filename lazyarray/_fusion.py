@@ -1,0 +1,73 @@
+"""Fused regions of the native steps (backend/fuse.ll): what the native code needs from
+Python.
+
+When a new structure runs in steps natively (``_steps.quick``), its elementwise nodes
+are not each a one-op program: a node whose building block is loaded, whose sources
+share one dtype and are arrays of its own shape or float64/int64 scalars, runs together
+with the fused nodes only it reads, block by block on the building blocks (one call per
+op per block, the intermediates in cache-sized registers, as the interpreter runs a
+kernel), and only the region's root gets a value.  No program is looked up, planned or
+made for it, so an op never seen before runs at once too.  A node that something
+outside the graph holds (an Array in a variable) is a region's root: it gets its value,
+as every step's node does.
+
+``LAZYARRAY_FUSE=0`` turns fused regions off (the steps run one-op programs as before).
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import numpy as np
+
+from .backend import ir, library
+from .backend.bytecode import ew_key
+from .backend.recorder import C_FUSE_MAX, FUSE_MAX
+
+# (op, dtype, source dtype) -> (building block address, numpy dtype, item size, source
+# item size, source numpy dtype), or None when that op is not fused; filled by ``entry`` (the native code's
+# misses)
+TABLE: dict = {}
+# nodes run in fused regions since the process began (the native code adds to it)
+COUNT = np.zeros(1, dtype=np.int64)
+CONTEXT: Optional[np.ndarray] = None  # the native steps' context words, once installed
+_FUSED_OPS = ir.UNARY | ir.BINARY
+
+
+def enabled() -> bool:
+    return os.environ.get("LAZYARRAY_FUSE", "1") != "0"
+
+
+def largest() -> int:
+    """The largest graph (computed nodes, views included) whose regions are planned."""
+    return FUSE_MAX if enabled() else 0
+
+
+def entry(op, dtype, sdtype) -> Optional[tuple]:
+    """The table's entry of ``op`` from ``sdtype`` to ``dtype``, put in the table when it
+    is final (None while the building blocks are not loaded: asked again later)."""
+    key = (op, dtype, sdtype)
+    if op not in _FUSED_OPS:
+        TABLE[key] = None
+        return None
+    address = library.loaded_address(ew_key(op, dtype, sdtype))
+    if not address:
+        if library.bundle_loaded():
+            TABLE[key] = None  # no such building block
+        return None
+    TABLE[key] = found = (address, dtype.np, dtype.itemsize, sdtype.itemsize, sdtype.np)
+    return found
+
+
+def fused_count() -> int:
+    return int(COUNT[0])
+
+
+def set_largest(count: int) -> int:
+    """Plan fused regions in graphs of at most ``count`` nodes from now on (0: none; at
+    most ``FUSE_MAX``); returns the previous bound (for tests that compare)."""
+    if CONTEXT is None:
+        return 0
+    before = int(CONTEXT[C_FUSE_MAX])
+    CONTEXT[C_FUSE_MAX] = max(0, min(int(count), FUSE_MAX))
+    return before

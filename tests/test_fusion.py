@@ -1,0 +1,225 @@
+"""Fused regions of the native steps (lazyarray/_fusion.py, backend/fuse.ll): a new
+structure's elementwise ops run together on the building blocks, with no program looked
+up or made, and give the whole program's bits; held intermediates get their values; what
+the regions do not take (broadcasting, views, other scalars) runs as before."""
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _fusion, _recording, _steps
+from lazyarray.backend import library
+
+pytestmark = [
+    pytest.mark.skipif(not _recording.load_now(), reason="no native code for steps here"),
+    pytest.mark.skipif(not library.bundle_loaded(), reason="fusion needs the building blocks"),
+]
+
+
+@pytest.fixture(autouse=True)
+def new_structures():
+    """Every graph here is met for the first time (a graph's key is size-independent, so
+    one test's structure could be "seen" in the next)."""
+    _steps._MET.clear()
+    _steps._SEEN.clear()
+    assert _fusion.set_largest(_fusion.FUSE_MAX) == _fusion.FUSE_MAX
+    yield
+
+
+def info():
+    return xp.compile_cache_info()
+
+
+def whole(make):
+    """``make()``'s value from the whole program (its structure met again)."""
+    _steps._MET.clear()
+    np.asarray(make())  # the first sight: steps
+    return np.asarray(make())  # the second: planned whole
+
+
+def fused(make):
+    """``make()``'s first evaluation and how many of its ops ran fused."""
+    _steps._MET.clear()
+    _steps._SEEN.clear()
+    before = info()
+    value = np.asarray(make())
+    after = info()
+    return value, after.fused_steps - before.fused_steps, after.misses - before.misses
+
+
+def test_new_ops_run_fused_without_a_program():
+    x = np.linspace(0.1, 0.9, 1000)
+    a = xp.asarray(x)
+
+    def make():  # ops this process made no one-op program for
+        return xp.atan(xp.expm1(a) * 0.3125) / (xp.log1p(a) + 0.8125) - xp.asinh(a)
+    got, count, misses = fused(make)
+    assert count >= 6 and misses == 0
+    assert np.array_equal(got, whole(make))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "uint8", "bool",
+                                   "complex128"])
+def test_fused_regions_give_the_whole_programs_bits(dtype):
+    rng = np.random.default_rng(7)
+    if dtype == "bool":
+        xv, yv = rng.random(777) < 0.5, rng.random(777) < 0.3
+    elif dtype.startswith(("int", "uint")):
+        info_ = np.iinfo(dtype)
+        xv = rng.integers(max(info_.min, -1000), min(info_.max, 1000), 777).astype(dtype)
+        yv = rng.integers(0, 5, 777).astype(dtype)  # zeros: division by zero's documented results
+    else:
+        xv = (rng.standard_normal(777) * 3).astype(dtype)
+        yv = (rng.standard_normal(777) + 0.5).astype(dtype)
+        if dtype == "complex128":
+            xv = xv + 1j * rng.standard_normal(777)
+    a, b = xp.asarray(xv), xp.asarray(yv)
+
+    def make():
+        if dtype == "bool":
+            return xp.logical_xor(xp.logical_and(a, b), xp.logical_not(b)) == a
+        if dtype.startswith(("int", "uint")):
+            v = (a // b) + (a % b) * (a - b)
+            return xp.maximum(v, a) ^ (a & b)
+        v = xp.exp(a * b) / (b + a) - xp.sqrt(xp.abs(a)) * a
+        return v if dtype == "complex128" else xp.maximum(v, b) + xp.tanh(a)
+    got, count, _ = fused(make)
+    assert count >= 3
+    want = whole(make)
+    assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=dtype != "bool")
+
+
+def test_scalars_regions_take_and_the_others():
+    x = np.linspace(-2, 2, 600)
+    a = xp.asarray(x)
+    i = xp.asarray(np.arange(-300, 300))
+    for make, fused_at_least in (
+            (lambda: 0.5 - a * 2.5 + 1.25, 3),        # float scalars, reflected too
+            (lambda: (i * 3 - 7) // 4 % 5, 4),         # int64 ones
+            (lambda: a * 2 + a, 0),                    # an int for float64: a step
+            (lambda: a * np.float64(0.5) + a, 0)):     # a numpy float: a step
+        got, count, _ = fused(make)
+        assert count >= fused_at_least
+        assert np.array_equal(got, whole(make))
+
+
+def test_a_held_intermediate_gets_its_value_and_the_others_do_not():
+    a = xp.asarray(np.linspace(0, 1, 300))
+    held = xp.sin(a) * 3.0
+    root = xp.sum(held + xp.cos(held) * 0.5)
+    inner = weakref.ref(root._node.srcs[0])  # held + cos(held) * 0.5: nobody holds it
+    before = info()
+    float(root)
+    assert held._node.value is not None  # a region's root: the variable holds it
+    assert inner() is None  # fused into the sum's source, then freed with the graph
+    assert info().fused_steps - before.fused_steps == 5
+    np.testing.assert_allclose(np.asarray(held), np.sin(np.linspace(0, 1, 300)) * 3.0, rtol=1e-15)
+
+
+def test_a_shared_intermediate_is_computed_once():
+    x = np.linspace(0.5, 1.5, 400)
+    a = xp.asarray(x)
+
+    def make():
+        s = xp.exp(a) * 0.5  # read by two ops: a region's root of its own
+        return (s + 1.0) * (s - 1.0)
+    got, count, _ = fused(make)
+    assert count == 5
+    assert np.array_equal(got, whole(make))
+
+
+def test_what_regions_do_not_take_runs_as_before():
+    m = xp.asarray(np.linspace(0, 1, 60).reshape(6, 10))
+    row = xp.asarray(np.linspace(1, 2, 10))
+    strided = xp.asarray(np.linspace(0, 1, 40)[::2])
+
+    cases = (lambda: xp.sin(m) * row + 1.0,          # broadcasting: a step
+             lambda: xp.exp(m[1:, 2:]) * 2.0 - m[1:, 2:],  # views
+             lambda: xp.cos(strided) * strided + 0.5,
+             lambda: xp.sum(xp.sin(m) * 2.0, axis=1) + 0.25)  # a reduction between
+    for make in cases:
+        got, _, _ = fused(make)
+        # (a transcendental function computed over other runs of elements than the whole
+        # program's may take libmvec's vector path where that took the scalar one)
+        np.testing.assert_allclose(got, whole(make), rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 511, 512, 513, 1025, 32768])
+def test_sizes_and_blocks(n):
+    x = np.linspace(-1, 1, n)
+    a = xp.asarray(x)
+
+    def make():
+        return xp.tanh(a * 1.5) - a / (a * a + 2.0)
+    got, count, _ = fused(make)
+    assert got.shape == (n,) and count == 6
+    assert np.array_equal(got, whole(make))
+
+
+def test_zero_d_and_shapes_of_several_axes():
+    s = xp.asarray(np.float64(0.75))
+    t = xp.asarray(np.linspace(0, 1, 24).reshape(2, 3, 4))
+    for make in (lambda: xp.sin(s) * s + 0.5, lambda: xp.cos(t) * t - 0.25 * t):
+        got, count, _ = fused(make)
+        assert count >= 3
+        assert np.array_equal(got, whole(make))
+
+
+def test_large_graphs_and_the_switch_leave_regions_out():
+    a = xp.asarray(np.linspace(0, 1, 100))
+
+    def chain(k):
+        v = a
+        for _ in range(k):
+            v = v * 1.0000001 + 1e-9
+        return v
+    _, count, _ = fused(lambda: chain(_fusion.FUSE_MAX))  # 128 nodes: more than a plan holds
+    assert count == 0
+    before = _fusion.set_largest(0)
+    try:
+        _, count, _ = fused(lambda: chain(3))
+    finally:
+        _fusion.set_largest(before)
+    assert count == 0
+    _, count, _ = fused(lambda: chain(3))
+    assert count == 6
+
+
+def test_threads_evaluating_shared_graphs_agree():
+    x = np.linspace(0, 1, 3000)
+    a = xp.asarray(x)
+    want = np.exp(x * 0.5) * np.cos(x) + x
+    errors, results = [], []
+
+    def run():
+        try:
+            for _ in range(50):
+                _steps._MET.clear()
+                shared = xp.exp(a * 0.5) * xp.cos(a)  # each thread's own graph
+                results.append(np.asarray(shared + a))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for r in results:
+        np.testing.assert_allclose(r, want, rtol=1e-15, atol=0)
+
+
+def test_values_are_freed_and_nothing_leaks():
+    a = xp.asarray(np.linspace(0, 1, 2000))
+    for _ in range(3):
+        float(xp.sum(xp.sin(a) * 2.0 + 1.0))
+    gc.collect()
+    before = len(gc.get_objects())
+    for k in range(200):
+        _steps._MET.clear()
+        float(xp.sum(xp.sin(a) * (2.0 + k) + 1.0))
+    gc.collect()
+    assert len(gc.get_objects()) - before < 100
