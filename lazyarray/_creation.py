@@ -148,6 +148,9 @@ def _first_unsupported(obj):
     return _NUMBERS_ONLY
 
 
+_NATIVE = {d.np: d for d in dt.ALL_DTYPES}  # numpy's native dtypes -> lazyarray's
+
+
 def asarray(obj, /, *, dtype: Optional[dt.DType] = None, device=None,
             copy: Optional[builtins.bool] = None) -> Array:
     """An array from an Array, a numpy array, a DLPack producer, a Python scalar or
@@ -161,6 +164,10 @@ def asarray(obj, /, *, dtype: Optional[dt.DType] = None, device=None,
     >>> xp.asarray([1, 2, 3]).dtype
     int64
     """
+    if type(obj) is np.ndarray and dtype is None and copy is None and device is None:
+        d = _NATIVE.get(obj.dtype)  # (a byte-swapped dtype is not equal to these)
+        if d is not None and obj.flags.carray:  # C-contiguous and aligned, shared as it is
+            return data_leaf(obj, d)
     _check_device(device)
     if dtype is not None:
         dt.check_dtype(dtype)

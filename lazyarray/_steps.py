@@ -68,10 +68,10 @@ def enabled() -> bool:
     """Steps are on unless ``LAZYARRAY_STEPS`` is 0 or a tier is forced, once the building
     blocks' bundle is loaded (on a new machine, each step's missing building block would
     be a quick compile of its own, where a whole program compiles them as one)."""
-    if threads.env("LAZYARRAY_STEPS").strip().lower() in ("0", "false", "no", "off"):
+    steps, tier = threads.env("LAZYARRAY_STEPS"), threads.env("LAZYARRAY_TIER")
+    if steps and steps.strip().lower() in ("0", "false", "no", "off"):
         return False
-    return threads.env("LAZYARRAY_TIER").strip().lower() in ("", "auto") and \
-        library.bundle_loaded()
+    return (not tier or tier.strip().lower() in ("", "auto")) and library.bundle_loaded()
 
 
 # The choice, in microseconds of Python (measured on the benchmark machine): a step whose
@@ -404,7 +404,10 @@ def first_step(root, count: int) -> None:
     """An evaluation of ``root`` without the walk runs its first step (of ``count``
     computed nodes): counted and announced, the structure walked only for a listener
     that wants it (the native steps call this too)."""
-    _counted(lambda: _key(root), count)
+    if LISTENERS:  # (the structure is walked only for a listener that wants it)
+        _counted(lambda: _key(root), count)
+    else:
+        COUNTS.evaluations += 1
 
 
 def native_fallback(*args):
