@@ -1,7 +1,8 @@
 ; Fused regions of the native steps (backend/steps.ll).  An elementwise node whose
 ; building block is loaded (C_FUSE: (op, dtype, source dtype) -> (address, numpy dtype,
 ; item size, source item size)), whose sources share one dtype and are arrays of its own
-; shape or float64/int64 scalars, is fused: with the fused nodes that only it reads (and
+; shape (values, ops before it, or leading-axis slices of values) or float64/int64
+; scalars, is fused: with the fused nodes that only it reads (and
 ; nobody outside the graph holds) it runs block by block on the building blocks, one call
 ; per op per block of $FUSE_BLOCK$ elements, its intermediates in registers.  No program
 ; is looked up, planned or made, and only the region's root gets a value.  Appended to
@@ -128,6 +129,106 @@ no:
   ret i1 0
 }
 
+; the first element of a view that reads its base where it lies: a slice of the leading
+; axis only, unit step (x[a:b], m[a:b]), of a base holding a value read where it lies;
+; %count elements from there must lie inside the base (else null)
+define internal ptr @lz_slice(ptr %ctx, ptr %s, ptr %descr, i64 %count, i64 %size) {
+entry:
+  %ok = alloca i1
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %op = call ptr @get(ptr %s, i64 %oo)
+  %slice = call ptr @w(ptr %ctx, i64 $C_SLICE_OP$)
+  %isslice = icmp eq ptr %op, %slice
+  br i1 %isslice, label %arg, label %no
+arg:
+  %oa = call i64 @wi(ptr %ctx, i64 $C_N_ARG$)
+  %a = call ptr @get(ptr %s, i64 %oa)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %at = call ptr @type(ptr %a)
+  %ist = icmp eq ptr %at, %tt
+  br i1 %ist, label %one, label %no
+one:
+  %na = call i64 @size(ptr %a)
+  %single = icmp eq i64 %na, 1
+  br i1 %single, label %item, label %no
+item:
+  %it = call ptr @item(ptr %a, i64 0)
+  %itt = call ptr @type(ptr %it)
+  %isit = icmp eq ptr %itt, %tt
+  br i1 %isit, label %four, label %no
+four:
+  %ni = call i64 @size(ptr %it)
+  %is4 = icmp eq i64 %ni, 4
+  br i1 %is4, label %tag, label %no
+tag:
+  %tg = call ptr @item(ptr %it, i64 0)
+  %stag = call ptr @w(ptr %ctx, i64 $C_S$)
+  %iss = icmp eq ptr %tg, %stag
+  br i1 %iss, label %step, label %no
+step:
+  %stp = call ptr @item(ptr %it, i64 3)
+  %sv = call i64 @lz_int(ptr %ctx, ptr %stp, ptr %ok)
+  %sok = load i1, ptr %ok
+  %unit = icmp eq i64 %sv, 1
+  %stepok = and i1 %sok, %unit
+  br i1 %stepok, label %base, label %no
+base:
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %srcs = call ptr @get(ptr %s, i64 %osr)
+  %k = call i64 @size(ptr %srcs)
+  %k1 = icmp eq i64 %k, 1
+  br i1 %k1, label %bvalue, label %no
+bvalue:
+  %b = call ptr @item(ptr %srcs, i64 0)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %bv = call ptr @get(ptr %b, i64 %ov)
+  %hasbv = icmp ne ptr %bv, %none
+  br i1 %hasbv, label %bshape, label %no
+bshape:
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %bsh = call ptr @get(ptr %b, i64 %osh)
+  %bcount = call i64 @small(ptr %ctx, ptr %bsh)
+  %nd = call i64 @size(ptr %bsh)
+  %bsmall = icmp sge i64 %bcount, 0
+  %ranked = icmp sge i64 %nd, 1
+  %bok = and i1 %bsmall, %ranked
+  br i1 %bok, label %lead, label %no
+lead:
+  %d0o = call ptr @item(ptr %bsh, i64 0)
+  %d0 = call i64 @lz_int(ptr %ctx, ptr %d0o, ptr %ok)
+  %empty = icmp eq i64 %d0, 0
+  br i1 %empty, label %no, label %start
+start:
+  %rest = sdiv i64 %bcount, %d0
+  %sto = call ptr @item(ptr %it, i64 1)
+  %stnone = icmp eq ptr %sto, %none
+  br i1 %stnone, label %data, label %stint
+stint:
+  %st = call i64 @lz_int(ptr %ctx, ptr %sto, ptr %ok)
+  %stok = load i1, ptr %ok
+  br i1 %stok, label %clamped, label %no
+clamped:
+  %stc = call i64 @lz_clamp(i64 %st, i64 %d0)
+  br label %data
+data:
+  %first = phi i64 [0, %start], [%stc, %clamped]
+  %bd = call ptr @lz_plain(ptr %ctx, ptr %bv, ptr %descr, i64 %bcount)
+  %nobd = icmp eq ptr %bd, null
+  br i1 %nobd, label %no, label %inside
+inside:
+  %skip = mul i64 %first, %rest
+  %end = add i64 %skip, %count
+  %fits = icmp sle i64 %end, %bcount
+  br i1 %fits, label %yes, label %no
+yes:
+  %off = mul i64 %skip, %size
+  %p = getelementptr i8, ptr %bd, i64 %off
+  ret ptr %p
+no:
+  ret ptr null
+}
+
 ; ---- %n's building block entry (borrowed), or null: not fusable (an error when set)
 define internal ptr @lz_fuse_entry(ptr %ctx, ptr %n) {
 entry:
@@ -204,16 +305,7 @@ isscalar:
 array:
   %sd = call ptr @get(ptr %s, i64 %od)
   %samed = icmp eq ptr %sd, %sdt
-  br i1 %samed, label %viewed, label %no
-viewed:
-  ; (a view the steps pass has no value when it is read: not fused)
-  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
-  %vw = call i32 @PySet_Contains(ptr %views, ptr %sop)
-  %vwerr = icmp slt i32 %vw, 0
-  br i1 %vwerr, label %error, label %viewtest
-viewtest:
-  %isview = icmp eq i32 %vw, 1
-  br i1 %isview, label %no, label %shapes
+  br i1 %samed, label %shapes, label %no
 shapes:
   %ssh = call ptr @get(ptr %s, i64 %osh)
   %eq = call i32 @PyObject_RichCompareBool(ptr %ssh, ptr %shape, i32 2)
@@ -223,14 +315,28 @@ shaped:
   %same = icmp eq i32 %eq, 1
   br i1 %same, label %valued, label %no
 valued:
+  %sdescr = call ptr @item(ptr %e, i64 4)
   %v = call ptr @get(ptr %s, i64 %ov)
   %hasv = icmp ne ptr %v, %none
-  br i1 %hasv, label %plain, label %next
+  br i1 %hasv, label %plain, label %viewed
 plain:
-  %sdescr = call ptr @item(ptr %e, i64 4)
   %dp = call ptr @lz_plain(ptr %ctx, ptr %v, ptr %sdescr, i64 %cnt)
   %isplain = icmp ne ptr %dp, null
   br i1 %isplain, label %next, label %no
+viewed:
+  ; a view the steps pass has no value: fused when it reads its base where it lies
+  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
+  %vw = call i32 @PySet_Contains(ptr %views, ptr %sop)
+  %vwerr = icmp slt i32 %vw, 0
+  br i1 %vwerr, label %error, label %viewtest
+viewtest:
+  %isview = icmp eq i32 %vw, 1
+  br i1 %isview, label %sliced, label %next
+sliced:
+  %ssize = call i64 @eint(ptr %ctx, ptr %e, i64 3)
+  %sp = call ptr @lz_slice(ptr %ctx, ptr %s, ptr %sdescr, i64 %cnt, i64 %ssize)
+  %isslice = icmp ne ptr %sp, null
+  br i1 %isslice, label %next, label %no
 next:
   %i1 = add i64 %i, 1
   br label %sources
@@ -522,7 +628,12 @@ register:
 value:
   %v = call ptr @get(ptr %s, i64 %ov)
   %hasv = icmp ne ptr %v, %none
-  br i1 %hasv, label %plain, label %no
+  br i1 %hasv, label %plain, label %view
+view:
+  %sp = call ptr @lz_slice(ptr %ctx, ptr %s, ptr %descr, i64 %count, i64 %size)
+  %w0 = insertvalue {ptr, i64} undef, ptr %sp, 0
+  %w1 = insertvalue {ptr, i64} %w0, i64 %size, 1
+  ret {ptr, i64} %w1
 plain:
   %d = call ptr @lz_plain(ptr %ctx, ptr %v, ptr %descr, i64 %count)
   %v0 = insertvalue {ptr, i64} undef, ptr %d, 0

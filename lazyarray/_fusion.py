@@ -46,17 +46,17 @@ def largest() -> int:
 def entry(op, dtype, sdtype) -> Optional[tuple]:
     """The table's entry of ``op`` from ``sdtype`` to ``dtype``, put in the table when it
     is final (None while the building blocks are not loaded: asked again later)."""
+    # An entry once put is never replaced (setdefault): the native code holds entries it
+    # read without a reference of its own while another thread may ask for the same key.
     key = (op, dtype, sdtype)
     if op not in _FUSED_OPS:
-        TABLE[key] = None
-        return None
+        return TABLE.setdefault(key, None)
     address = library.loaded_address(ew_key(op, dtype, sdtype))
     if not address:
         if library.bundle_loaded():
-            TABLE[key] = None  # no such building block
+            return TABLE.setdefault(key, None)  # no such building block
         return None
-    TABLE[key] = found = (address, dtype.np, dtype.itemsize, sdtype.itemsize, sdtype.np)
-    return found
+    return TABLE.setdefault(key, (address, dtype.np, dtype.itemsize, sdtype.itemsize, sdtype.np))
 
 
 def fused_count() -> int:
