@@ -225,6 +225,34 @@ def test_threads_evaluating_shared_graphs_agree():
         np.testing.assert_allclose(r, want, rtol=1e-15, atol=0)
 
 
+def test_threads_reading_one_shared_graph_agree():
+    """Threads evaluate graphs over one unevaluated array at once: a fused node another
+    thread evaluated meanwhile stops the region (the walk goes on), never a crash."""
+    x = np.linspace(0, 1, 2000)
+    a = xp.asarray(x)
+    want = float(np.sum((np.exp(x * 0.5) * 1.5 - x) * 0.25))
+    errors, got = [], []
+    for _ in range(20):
+        _steps._MET.clear()
+        shared = (xp.exp(a * 0.5) * 1.5 - a) * 0.25  # held here: each thread's root reads it
+        barrier = threading.Barrier(4)
+
+        def run():
+            try:
+                barrier.wait()
+                got.append(float(xp.sum(shared * 1.0)))
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors and len(got) == 80
+    for v in got:
+        assert v == pytest.approx(want, rel=1e-13)
+
+
 def test_values_are_freed_and_nothing_leaks():
     a = xp.asarray(np.linspace(0, 1, 2000))
 
