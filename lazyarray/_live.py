@@ -209,14 +209,13 @@ def candidates(targets: list) -> list:
     needs the targets' walk); empties ``RECENT``."""
     recent = list(RECENT)  # one C call: another thread's append cannot break it
     RECENT.clear()
-    alive = [ref() for ref in recent]
+    # the cheap tests first: most recorded arrays are gone or used
+    alive = [a for ref in recent if (a := ref()) is not None]
     epoch, found, count, only = ir.EPOCH, [], sys.getrefcount, _ONLY_ITS_ARRAY
-    for a in alive:  # the cheap tests first: most recorded arrays are gone or used
-        if a is None:
-            continue
+    for a in alive:
         node = _object_getattribute(a, "_node")
         sig = node.sig
-        if sig is None or node.value is not None:
+        if sig is None or node.value is not None or node in targets:
             continue
         if count(node) == only:
             if sig[2] == epoch:
