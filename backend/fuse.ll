@@ -1,14 +1,17 @@
 ; Fused regions of the native steps (backend/steps.ll).  An elementwise node whose
 ; building block is loaded (C_FUSE: (op, dtype, source dtype) -> (address, numpy dtype,
 ; item size, source item size)), whose sources share one dtype and are arrays of its own
-; shape (values, ops before it, or leading-axis slices of values) or float64/int64
-; scalars, is fused: with the fused nodes that only it reads (and
+; shape (values, ops before it, or leading-axis slices of values) or float64, float32
+; or int64 scalars, is fused: with the fused nodes that only it reads (and
 ; nobody outside the graph holds) it runs block by block on the building blocks, one call
 ; per op per block of $FUSE_BLOCK$ elements, its intermediates in registers.  No program
 ; is looked up, planned or made, and only the region's root gets a value.  Appended to
 ; backend/recorder.ll with steps.ll (one unit).
 
 ; (entries: (address, numpy dtype, item size, source item size, source numpy dtype))
+declare float @llvm.fabs.f32(float)
+declare double @llvm.fabs.f64(double)
+
 ; the plan of a graph of at most $FUSE_MAX$ nodes (the steps' order): per node, in rows of
 ; $FUSE_MAX$ words
 ;   P_NODE  the node (borrowed: the order, then its consumers' sources hold it)
@@ -100,8 +103,8 @@ no:
   ret ptr null
 }
 
-; a scalar leaf a region takes: a float64 leaf holding a float, an int64 leaf an int
-; (as lz_int takes it)
+; a scalar leaf a region takes: a float64 or float32 leaf holding a float, an int64 leaf
+; an int (as lz_int takes it)
 define internal i1 @lz_fscalar(ptr %ctx, ptr %s) {
 entry:
   %ok = alloca i1
@@ -110,13 +113,31 @@ entry:
   %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
   %v = call ptr @get(ptr %s, i64 %ov)
   %f64 = call ptr @w(ptr %ctx, i64 $C_F64$)
-  %isf = icmp eq ptr %d, %f64
+  %f32 = call ptr @w(ptr %ctx, i64 $C_F32$)
+  %isf64 = icmp eq ptr %d, %f64
+  %isf32 = icmp eq ptr %d, %f32
+  %isf = or i1 %isf64, %isf32
   br i1 %isf, label %float, label %int
 float:
   %t = call ptr @type(ptr %v)
   %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
   %isft = icmp eq ptr %t, %ft
+  %single = and i1 %isft, %isf32
+  br i1 %single, label %range, label %floatdone
+floatdone:
   ret i1 %isft
+range:
+  ; a finite float that float32 cannot hold: the packers warn as numpy does (a step)
+  %xd = call double @PyFloat_AsDouble(ptr %v)
+  %y = fptrunc double %xd to float
+  %ay = call float @llvm.fabs.f32(float %y)
+  %ax = call double @llvm.fabs.f64(double %xd)
+  %yinf = fcmp oeq float %ay, 0x7FF0000000000000
+  %xinf = fcmp oeq double %ax, 0x7FF0000000000000
+  %xfin = xor i1 %xinf, 1
+  %over = and i1 %yinf, %xfin
+  %fits = xor i1 %over, 1
+  ret i1 %fits
 int:
   %i64 = call ptr @w(ptr %ctx, i64 $C_I64$)
   %isi = icmp eq ptr %d, %i64
@@ -558,7 +579,9 @@ done:
   ret i64 %count
 }
 
-; a block register of the scalar leaf %s (lz_fscalar took it), filled
+; a block register of the scalar leaf %s (lz_fscalar took it), filled: a float64's
+; double, a float32's float (rounded to nearest, as numpy and struct's "f" round a Python
+; float), an int64's int
 define internal void @lz_fill(ptr %ctx, ptr %s, ptr %reg) {
 entry:
   %ok = alloca i1
@@ -567,8 +590,26 @@ entry:
   %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
   %v = call ptr @get(ptr %s, i64 %ov)
   %f64 = call ptr @w(ptr %ctx, i64 $C_F64$)
-  %isf = icmp eq ptr %d, %f64
-  br i1 %isf, label %float, label %int
+  %f32 = call ptr @w(ptr %ctx, i64 $C_F32$)
+  %isf64 = icmp eq ptr %d, %f64
+  br i1 %isf64, label %float, label %other
+other:
+  %isf32 = icmp eq ptr %d, %f32
+  br i1 %isf32, label %single, label %int
+single:
+  %x32 = call double @PyFloat_AsDouble(ptr %v)
+  %y32 = fptrunc double %x32 to float
+  %b32 = bitcast float %y32 to i32
+  br label %loop32
+loop32:
+  %j = phi i64 [0, %single], [%j1, %body32]
+  %more32 = icmp slt i64 %j, $FUSE_BLOCK$
+  br i1 %more32, label %body32, label %done
+body32:
+  %at32 = getelementptr i32, ptr %reg, i64 %j
+  store i32 %b32, ptr %at32
+  %j1 = add i64 %j, 1
+  br label %loop32
 float:
   %x = call double @PyFloat_AsDouble(ptr %v)
   %xb = bitcast double %x to i64

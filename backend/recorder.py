@@ -68,8 +68,8 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # ir._BUFFER_IDS and ir.leaf_id, Op.DATA, the float64 and int64 dtypes, the address of
  # the fused nodes' counter
  C_FUSE, C_FUSE_MISS, C_FUSE_MAX, C_NDARRAY_T, C_EMPTY_FN, C_BUFFER_IDS, C_LEAF_ID,
- C_DATA_OP, C_F64, C_I64, C_FUSED, C_SLICE_OP,
- C_WORDS) = range(71)
+ C_DATA_OP, C_F64, C_I64, C_FUSED, C_SLICE_OP, C_F32,
+ C_WORDS) = range(72)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
 # elements of a block, a register's bytes (a block of complex128)

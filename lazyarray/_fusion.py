@@ -3,10 +3,11 @@ Python.
 
 When a new structure runs in steps natively (``_steps.quick``), its elementwise nodes
 are not each a one-op program: a node whose building block is loaded, whose sources
-share one dtype and are arrays of its own shape or float64/int64 scalars, runs together
-with the fused nodes only it reads, block by block on the building blocks (one call per
-op per block, the intermediates in cache-sized registers, as the interpreter runs a
-kernel), and only the region's root gets a value.  No program is looked up, planned or
+share one dtype and are arrays of its own shape (or leading-axis slices of values) or
+float64, float32 or int64 scalars, runs together with the fused nodes only it reads,
+block by block on the building blocks (one call per op per block, the intermediates in
+cache-sized registers, as the interpreter runs a kernel), and only the region's root
+gets a value.  No program is looked up, planned or
 made for it, so an op never seen before runs at once too.  A node that something
 outside the graph holds (an Array in a variable) is a region's root: it gets its value,
 as every step's node does.

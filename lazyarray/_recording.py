@@ -229,7 +229,8 @@ def _steps_words(common) -> Optional[tuple]:
               (recorder.C_NDARRAY_T, np.ndarray), (recorder.C_EMPTY_FN, np.empty),
               (recorder.C_BUFFER_IDS, ir._BUFFER_IDS), (recorder.C_LEAF_ID, ir.leaf_id),
               (recorder.C_DATA_OP, ir.Op.DATA), (recorder.C_F64, dt.float64),
-              (recorder.C_I64, dt.int64), (recorder.C_SLICE_OP, ir.Op.SLICE))
+              (recorder.C_I64, dt.int64), (recorder.C_SLICE_OP, ir.Op.SLICE),
+              (recorder.C_F32, dt.float32))
     for w, obj in named:
         words[w] = id(obj)
     words[recorder.C_FUSE_MAX] = _fusion.largest()

@@ -92,18 +92,22 @@ def test_fused_regions_give_the_whole_programs_bits(dtype):
     assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=dtype != "bool")
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
 def test_scalars_regions_take_and_the_others():
     x = np.linspace(-2, 2, 600)
     a = xp.asarray(x)
     i = xp.asarray(np.arange(-300, 300))
+    f = xp.asarray(np.linspace(-2, 2, 600, dtype=np.float32))
     for make, fused_at_least in (
             (lambda: 0.5 - a * 2.5 + 1.25, 3),        # float scalars, reflected too
             (lambda: (i * 3 - 7) // 4 % 5, 4),         # int64 ones
+            (lambda: f * 0.1 + 1e-8 - f / 3.0, 4),     # float32 ones, rounded as numpy rounds
+            (lambda: f * 1e300 + (f - 3.5e38), 0),     # past float32's range: a step (it warns)
             (lambda: a * 2 + a, 0),                    # an int for float64: a step
             (lambda: a * np.float64(0.5) + a, 0)):     # a numpy float: a step
         got, count, _ = fused(make)
         assert count >= fused_at_least
-        assert np.array_equal(got, whole(make))
+        assert np.array_equal(got, whole(make), equal_nan=True)
 
 
 def test_a_held_intermediate_gets_its_value_and_the_others_do_not():
