@@ -209,22 +209,14 @@ def test_threads_evaluating_shared_graphs_agree():
     x = np.linspace(0, 1, 3000)
     a = xp.asarray(x)
     want = np.exp(x * 0.5) * np.cos(x) + x
-    errors, results = [], []
+    results = []
 
     def run():
-        try:
-            for _ in range(50):
-                _steps._MET.clear()
-                shared = xp.exp(a * 0.5) * xp.cos(a)  # each thread's own graph
-                results.append(np.asarray(shared + a))
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=run) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+        for _ in range(50):
+            _steps._MET.clear()
+            shared = xp.exp(a * 0.5) * xp.cos(a)  # each thread's own graph
+            results.append(np.asarray(shared + a))
+    assert not _in_threads(run, 4)
     for r in results:
         np.testing.assert_allclose(r, want, rtol=1e-15, atol=0)
 
@@ -235,26 +227,36 @@ def test_threads_reading_one_shared_graph_agree():
     x = np.linspace(0, 1, 2000)
     a = xp.asarray(x)
     want = float(np.sum((np.exp(x * 0.5) * 1.5 - x) * 0.25))
-    errors, got = [], []
+    got = []
     for _ in range(20):
         _steps._MET.clear()
         shared = (xp.exp(a * 0.5) * 1.5 - a) * 0.25  # held here: each thread's root reads it
         barrier = threading.Barrier(4)
 
         def run():
-            try:
-                barrier.wait()
-                got.append(float(xp.sum(shared * 1.0)))
-            except Exception as e:  # pragma: no cover - reported below
-                errors.append(e)
-        threads = [threading.Thread(target=run) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert not errors and len(got) == 80
+            barrier.wait()
+            got.append(float(xp.sum(shared * 1.0)))
+        assert not _in_threads(run, 4)
+    assert len(got) == 80
     for v in got:
         assert v == pytest.approx(want, rel=1e-13)
+
+
+def _in_threads(target, count: int) -> list:
+    """Run ``target`` on ``count`` threads at once; the exceptions they raised."""
+    errors = []
+
+    def run():
+        try:
+            target()
+        except Exception as e:  # noqa: BLE001 - returned to the test
+            errors.append(e)
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
 
 
 def test_values_are_freed_and_nothing_leaks():
