@@ -3,6 +3,9 @@ structure's elementwise ops run together on the building blocks, with no program
 up or made, and give the whole program's bits; held intermediates get their values; what
 the regions do not take (broadcasting, views, other scalars) runs as before."""
 import gc
+import os
+import subprocess
+import sys
 import threading
 import weakref
 
@@ -203,6 +206,26 @@ def test_large_graphs_and_the_switch_leave_regions_out():
     assert count == 0
     _, count, _ = fused(lambda: chain(3))
     assert count == 6
+
+
+@pytest.mark.parametrize("switch", ["0", "1"])
+def test_the_environment_switch(switch):
+    """``LAZYARRAY_FUSE=0`` at import: the steps run one-op programs only."""
+    code = ("import time, numpy as np, lazyarray as xp\n"
+            "from lazyarray import _recording\n"
+            "from lazyarray.backend import library\n"
+            "_recording.load_now()\n"
+            "x = xp.asarray(np.linspace(0, 1, 100))\n"
+            "float(xp.sum(x))\n"
+            "for _ in range(300):\n"
+            "    if library.bundle_loaded(): break\n"
+            "    time.sleep(0.1)\n"
+            "float(xp.sum(xp.sin(x) * 0.3 + x * 0.7))\n"
+            "print(xp.compile_cache_info().fused_steps)\n")
+    env = dict(os.environ, LAZYARRAY_FUSE=switch)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert (int(out) > 0) == (switch == "1")
 
 
 def test_threads_evaluating_shared_graphs_agree():
