@@ -190,13 +190,18 @@ def test_index_errors_in_threads_leave_everything_usable():
 
 def test_gil_released_while_a_kernel_runs():
     x = xp.asarray(np.linspace(0, 1, 1000))
+    rows = 100_000
 
     def work():
-        return float(xp.sum(xp.sin(xp.broadcast_to(x, (100_000, 1000))) * xp.exp(x)))
-    work()  # compile first
-    t0 = time.perf_counter()
-    work()
-    kernel = time.perf_counter() - t0
+        return float(xp.sum(xp.sin(xp.broadcast_to(x, (rows, 1000))) * xp.exp(x)))
+    work()  # compile first (one program serves every size)
+    for _ in range(4):  # a kernel long enough to tell, however fast the machine is now
+        t0 = time.perf_counter()
+        work()
+        kernel = time.perf_counter() - t0
+        if kernel > 0.05:
+            break
+        rows *= 2
     assert kernel > 0.05, "the kernel is too short to tell"
     done = threading.Event()
     t = threading.Thread(target=lambda: (work(), done.set()))
