@@ -103,31 +103,37 @@ no:
   ret ptr null
 }
 
-; a scalar leaf a region takes: a float64 or float32 leaf holding a float, an int64 leaf
-; an int (as lz_int takes it)
-define internal i1 @lz_fscalar(ptr %ctx, ptr %s) {
+; the element of scalar leaf %s that a region's register repeats, at %at (16 bytes):
+; 8 bytes for a float64 leaf holding a float and an int64 leaf holding an int, packed as
+; the steps pack them (steps.ll's pack), 4 for a float32 leaf holding a float (rounded to
+; nearest, as numpy and struct's "f" round it); 0 when a region does not take it (a
+; float32 cannot hold the float: the packers warn as numpy does, so it is a step's)
+define internal i64 @lz_scalar_bits(ptr %ctx, ptr %s, ptr %at) {
 entry:
-  %ok = alloca i1
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
   %d = call ptr @get(ptr %s, i64 %od)
   %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
   %v = call ptr @get(ptr %s, i64 %ov)
   %f64 = call ptr @w(ptr %ctx, i64 $C_F64$)
+  %i64 = call ptr @w(ptr %ctx, i64 $C_I64$)
   %f32 = call ptr @w(ptr %ctx, i64 $C_F32$)
   %isf64 = icmp eq ptr %d, %f64
+  %isi64 = icmp eq ptr %d, %i64
   %isf32 = icmp eq ptr %d, %f32
-  %isf = or i1 %isf64, %isf32
-  br i1 %isf, label %float, label %int
-float:
+  %kind = zext i1 %isi64 to i64  ; (pack's kinds: 0 a float, 1 an int)
+  %wide = or i1 %isf64, %isi64
+  br i1 %wide, label %packed, label %single
+packed:
+  %ok = call i1 @pack(ptr %ctx, ptr %v, i64 %kind, ptr %at)
+  %w8 = select i1 %ok, i64 8, i64 0
+  ret i64 %w8
+single:
   %t = call ptr @type(ptr %v)
   %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
   %isft = icmp eq ptr %t, %ft
-  %single = and i1 %isft, %isf32
-  br i1 %single, label %range, label %floatdone
-floatdone:
-  ret i1 %isft
+  %take = and i1 %isft, %isf32
+  br i1 %take, label %range, label %no
 range:
-  ; a finite float that float32 cannot hold: the packers warn as numpy does (a step)
   %xd = call double @PyFloat_AsDouble(ptr %v)
   %y = fptrunc double %xd to float
   %ay = call float @llvm.fabs.f32(float %y)
@@ -136,18 +142,12 @@ range:
   %xinf = fcmp oeq double %ax, 0x7FF0000000000000
   %xfin = xor i1 %xinf, 1
   %over = and i1 %yinf, %xfin
-  %fits = xor i1 %over, 1
-  ret i1 %fits
-int:
-  %i64 = call ptr @w(ptr %ctx, i64 $C_I64$)
-  %isi = icmp eq ptr %d, %i64
-  br i1 %isi, label %conv, label %no
-conv:
-  %x = call i64 @lz_int(ptr %ctx, ptr %v, ptr %ok)
-  %isint = load i1, ptr %ok
-  ret i1 %isint
+  br i1 %over, label %no, label %put
+put:
+  store float %y, ptr %at
+  ret i64 4
 no:
-  ret i1 0
+  ret i64 0
 }
 
 ; the first element of a view that reads its base where it lies: a slice of the leading
@@ -253,6 +253,7 @@ no:
 ; ---- %n's building block entry (borrowed), or null: not fusable (an error when set)
 define internal ptr @lz_fuse_entry(ptr %ctx, ptr %n) {
 entry:
+  %scratch = alloca [2 x i64]
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %scalar = call ptr @w(ptr %ctx, i64 $C_SCALAR_OP$)
   %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
@@ -321,7 +322,8 @@ src:
   %iss = icmp eq ptr %sop, %scalar
   br i1 %iss, label %isscalar, label %array
 isscalar:
-  %ok = call i1 @lz_fscalar(ptr %ctx, ptr %s)
+  %width = call i64 @lz_scalar_bits(ptr %ctx, ptr %s, ptr %scratch)
+  %ok = icmp ne i64 %width, 0
   br i1 %ok, label %next, label %no
 array:
   %sd = call ptr @get(ptr %s, i64 %od)
@@ -579,27 +581,15 @@ done:
   ret i64 %count
 }
 
-; a block register of the scalar leaf %s (lz_fscalar took it), filled: a float64's
-; double, a float32's float (rounded to nearest, as numpy and struct's "f" round a Python
-; float), an int64's int
+; a block register of the scalar leaf %s (lz_scalar_bits takes it), filled with it
 define internal void @lz_fill(ptr %ctx, ptr %s, ptr %reg) {
 entry:
-  %ok = alloca i1
-  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
-  %d = call ptr @get(ptr %s, i64 %od)
-  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
-  %v = call ptr @get(ptr %s, i64 %ov)
-  %f64 = call ptr @w(ptr %ctx, i64 $C_F64$)
-  %f32 = call ptr @w(ptr %ctx, i64 $C_F32$)
-  %isf64 = icmp eq ptr %d, %f64
-  br i1 %isf64, label %float, label %other
-other:
-  %isf32 = icmp eq ptr %d, %f32
-  br i1 %isf32, label %single, label %int
+  %bits = alloca [2 x i64]
+  %width = call i64 @lz_scalar_bits(ptr %ctx, ptr %s, ptr %bits)
+  %w4 = icmp eq i64 %width, 4
+  br i1 %w4, label %single, label %wide
 single:
-  %x32 = call double @PyFloat_AsDouble(ptr %v)
-  %y32 = fptrunc double %x32 to float
-  %b32 = bitcast float %y32 to i32
+  %b32 = load i32, ptr %bits
   br label %loop32
 loop32:
   %j = phi i64 [0, %single], [%j1, %body32]
@@ -610,23 +600,16 @@ body32:
   store i32 %b32, ptr %at32
   %j1 = add i64 %j, 1
   br label %loop32
-float:
-  %x = call double @PyFloat_AsDouble(ptr %v)
-  %xb = bitcast double %x to i64
-  br label %fill
-int:
-  %y = call i64 @lz_int(ptr %ctx, ptr %v, ptr %ok)
-  br label %fill
-fill:
-  %bits = phi i64 [%xb, %float], [%y, %int]
+wide:
+  %b64 = load i64, ptr %bits
   br label %loop
 loop:
-  %i = phi i64 [0, %fill], [%i1, %body]
+  %i = phi i64 [0, %wide], [%i1, %body]
   %more = icmp slt i64 %i, $FUSE_BLOCK$
   br i1 %more, label %body, label %done
 body:
   %at = getelementptr i64, ptr %reg, i64 %i
-  store i64 %bits, ptr %at
+  store i64 %b64, ptr %at
   %i1 = add i64 %i, 1
   br label %loop
 done:

@@ -83,6 +83,11 @@ def env(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
 
 
+def switched_off(name: str) -> bool:
+    """Whether switch ``name`` is set to turn something off (0, false, no, off)."""
+    return env(name).strip().lower() in ("0", "false", "no", "off")
+
+
 def num_threads() -> int:
     """Threads a kernel may use: ``LAZYARRAY_NUM_THREADS`` or the usable CPU count."""
     raw = env("LAZYARRAY_NUM_THREADS").strip()

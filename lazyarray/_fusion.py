@@ -7,27 +7,26 @@ share one dtype and are arrays of its own shape (or leading-axis slices of value
 float64, float32 or int64 scalars, runs together with the fused nodes only it reads,
 block by block on the building blocks (one call per op per block, the intermediates in
 cache-sized registers, as the interpreter runs a kernel), and only the region's root
-gets a value.  No program is looked up, planned or
-made for it, so an op never seen before runs at once too.  A node that something
-outside the graph holds (an Array in a variable) is a region's root: it gets its value,
-as every step's node does.
+gets a value.  No program is looked up, planned or made for it, so an op never seen
+before runs at once too.  A node that something outside the graph holds (an Array in a
+variable) is a region's root: it gets its value, as every step's node does.
 
-``LAZYARRAY_FUSE=0`` turns fused regions off (the steps run one-op programs as before).
+``LAZYARRAY_FUSE=0`` (or false, no, off) at import turns fused regions off (the steps
+run one-op programs as before).
 """
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import numpy as np
 
-from .backend import ir, library
+from .backend import ir, library, threads
 from .backend.bytecode import ew_key
 from .backend.recorder import C_FUSE_MAX, FUSE_MAX
 
 # (op, dtype, source dtype) -> (building block address, numpy dtype, item size, source
-# item size, source numpy dtype), or None when that op is not fused; filled by ``entry`` (the native code's
-# misses)
+# item size, source numpy dtype), or None when that op is not fused; filled by ``entry``
+# (the native code's misses)
 TABLE: dict = {}
 # nodes run in fused regions since the process began (the native code adds to it)
 COUNT = np.zeros(1, dtype=np.int64)
@@ -36,7 +35,7 @@ _FUSED_OPS = ir.UNARY | ir.BINARY
 
 
 def enabled() -> bool:
-    return os.environ.get("LAZYARRAY_FUSE", "1") != "0"
+    return not threads.switched_off("LAZYARRAY_FUSE")
 
 
 def largest() -> int:

@@ -38,8 +38,7 @@ _DOOR = "door"  # a runner's front door (its attribute)
 
 
 def enabled() -> bool:
-    return threads.env("LAZYARRAY_NATIVE_RECORDING").strip().lower() not in (
-        "0", "false", "no", "off")
+    return not threads.switched_off("LAZYARRAY_NATIVE_RECORDING")
 
 
 def start() -> None:

@@ -68,9 +68,9 @@ def enabled() -> bool:
     """Steps are on unless ``LAZYARRAY_STEPS`` is 0 or a tier is forced, once the building
     blocks' bundle is loaded (on a new machine, each step's missing building block would
     be a quick compile of its own, where a whole program compiles them as one)."""
-    steps, tier = threads.env("LAZYARRAY_STEPS"), threads.env("LAZYARRAY_TIER")
-    if steps and steps.strip().lower() in ("0", "false", "no", "off"):
+    if threads.switched_off("LAZYARRAY_STEPS"):
         return False
+    tier = threads.env("LAZYARRAY_TIER")
     return (not tier or tier.strip().lower() in ("", "auto")) and library.bundle_loaded()
 
 
