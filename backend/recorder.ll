@@ -1289,7 +1289,11 @@ entry:
 positional:
   %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
   switch i64 %kind, label %binary [i64 $UNARY$, label %unary
-                                   i64 $STEPS$, label %steps]
+                                   i64 $STEPS$, label %steps
+                                   i64 $RECORD$, label %record]
+record:
+  %rc = call ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs)
+  ret ptr %rc
 steps:
   %s = call ptr @lz_steps_entry(ptr %ctx, ptr %args, i64 %nargs)
   ret ptr %s

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _dtypes as dt, _elementwise, _fusion, _steps
+from . import _array_object, _dtypes as dt, _elementwise, _fusion, _steps
 from ._array_object import Array
 from ._elementwise import _EXACT_INT, _FLOATING, _INT_BOUNDS
 from ._live import RECENT
@@ -99,6 +99,7 @@ def install(addresses) -> None:
             done.append(name)
         done += _functions(rec, common)
         _state["installed"] = done
+        _record(rec, common)
         steps = _steps_words(common)
         if steps is not None:
             words, keep = steps
@@ -142,6 +143,22 @@ def _functions(rec, common) -> list:
         setattr(pkg, name, native_fn)
         done.append(name)
     return done
+
+
+def _record(rec, common) -> None:
+    """``_array_object.record``, replaced by a native one (backend/record.ll) in every
+    front-end module that imported it: the ops the Python code records (views,
+    reductions, matrix products, creation...) make their node, signature and Array
+    without Python."""
+    python = _array_object.record
+    words, keep = _words(common, recorder.RECORD, None, None, None, python)
+    doc = f"record($module, op, dtype, shape, srcs=(), arg=None, /)\n--\n\n{python.__doc__}"
+    native_fn = rec.function("record", doc, _array_object.__name__,
+                             _Holder((recorder.context(words), keep)))
+    _PYTHON["record"] = python
+    for name, module in list(sys.modules.items()):
+        if name.startswith(_PACKAGE + ".") and vars(module).get("record") is python:
+            setattr(module, "record", native_fn)
 
 
 def load_now() -> bool:
@@ -194,7 +211,8 @@ def _common():
                    (recorder.C_S, _TAGS[0]), (recorder.C_I, _TAGS[1]), (recorder.C_ONE, 1),
                    (recorder.C_STRUCT_IDS, ir._IDS), (recorder.C_STRUCTURE_ID, ir.structure_id),
                    (recorder.C_INDEX, _TAGS[2]), (recorder.C_TRACK, track),
-                   (recorder.C_NEXT_ID, ir._next_id)):
+                   (recorder.C_NEXT_ID, ir._next_id),
+                   (recorder.C_PLACEHOLDER_OP, ir.Op.PLACEHOLDER)):
         words[w] = id(obj)
     words[recorder.C_MAX_IDS] = ir._MAX_IDS
     words[recorder.C_WHERE] = where_words.ctypes.data

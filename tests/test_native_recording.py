@@ -338,3 +338,52 @@ def test_new_ids_are_made_as_ir_new_id_makes_them():
     assert len(ir._IDS) < 10 and z._node.sig[0] > y._node.sig[0]
     assert ir._IDS[(id(table), next(k for k, v in table.items() if v == z._node.sig[0]))]
     np.testing.assert_allclose(np.asarray(z), np.linspace(0, 1, 37) ** 2 * 0.25)
+
+
+def test_record_is_native_and_makes_what_python_makes():
+    """``_array_object.record`` (backend/record.ll) gives the node, signature and errors
+    the Python function gives: 0, 1 and 2 sources, shared and merged leaves, an
+    unhashable parameter, sizes that the Python function must check, and calls it
+    leaves to Python (keywords, three sources, something other than a Node, a
+    placeholder)."""
+    from lazyarray import _indexing, _linear_algebra, _manipulation, _statistical
+    from lazyarray.backend.ir import Op, sym
+    from lazyarray._live import RECENT
+    python = _recording._PYTHON["record"]
+    native = _manipulation.record
+    assert type(native).__name__ == "builtin_function_or_method" and native is not python
+    for module in (_indexing, _linear_algebra, _statistical):
+        assert module.record is native
+    m = xp.asarray(np.ones((3, 4)))
+    v = xp.asarray(np.arange(4.0))
+    s = m * 2.5  # a scalar among its leaves
+    f = xp.float64
+    cases = [
+        (Op.PERMUTE_DIMS, f, (4, 3), (m._node,), (1, 0)),
+        (Op.EXPAND_DIMS, f, (4, 1), (v._node,), (1,)),
+        (Op.MATMUL, f, (3, 1), (m._node, v._node)),         # two leaves merged
+        (Op.MATMUL, f, (3, 3), (m._node, m._node)),         # one leaf shared
+        (Op.MATMUL, f, (3, 3), (s._node, m._node)),         # found among the leaves
+        (Op.MATMUL, f, (3, 3), (v._node, s._node)),         # merged in Python
+        (Op.RESHAPE, f, (12,), (m._node,), [3, 4]),          # unhashable: no signature
+        (Op.RESHAPE, f, (0, 4), (m._node,), (0, 4)),         # empty: Python checks
+        (Op.RESHAPE, f, (2**62, 4), (m._node,), None),       # too large: ValueError
+        (Op.RESHAPE, f, (sym("n"), 4), (m._node,), None),     # symbolic sizes skipped
+        (Op.RESHAPE, f, (-1, 4), (m._node,), None),
+        (Op.RESHAPE, f, (5,), (), 2.0),                      # no source
+        (Op.WHERE, f, (4,), (v._node, v._node, v._node)),   # three sources: Python
+        (Op.RESHAPE, f, (4,), (v,)),                         # not a Node: Python's error
+        (Op.RESHAPE, f, [4], (v._node,)),                    # not a tuple: Python
+        (Op.PLACEHOLDER, f, (4,), (), "x"),
+    ]
+    for args in cases:
+        _compare_calls(native, python, *args)
+    for args, kwargs in (((Op.RESHAPE, f, (12,)), {"srcs": (m._node,)}), ((), {}),
+                         ((Op.RESHAPE,), {}), ((1, 2, 3, 4, 5, 6), {})):
+        got = _outcome(lambda: native(*args, **kwargs))
+        want = _outcome(lambda: python(*args, **kwargs))
+        assert got[0] == want[0] and (got[0] == "array" or got == want), (args, got, want)
+    before = len(RECENT)
+    out = native(Op.PERMUTE_DIMS, f, (4, 3), (m._node,), (1, 0))
+    assert len(RECENT) == before + 1 and RECENT[-1]() is out
+    np.testing.assert_array_equal(np.asarray(out), np.ones((4, 3)))
