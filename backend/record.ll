@@ -221,7 +221,8 @@ no:
   ret i1 0
 }
 
-; ---- record(op, dtype, shape, srcs=(), arg=None): positional arguments only, a tuple
+; ---- record(op, dtype, shape, srcs=(), arg=None), or node(...) (NODE: the Node without
+; an Array, as _array_object.node makes it): positional arguments only, a tuple
 ; shape whose sizes fit, a tuple of at most two Nodes; anything else (and a placeholder)
 ; goes to the Python function, which checks and raises as before
 define internal ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs) {
@@ -295,7 +296,13 @@ node:
   call void @Py_IncRef(ptr %sr)  ; (lz_node_arg steals it)
   %nd = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg, ptr %none, ptr %sg)
   %nond = icmp eq ptr %nd, null
-  br i1 %nond, label %fail, label %wrap
+  br i1 %nond, label %fail, label %made
+made:
+  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
+  %bare = icmp eq i64 %kind, $NODE$
+  br i1 %bare, label %bared, label %wrap
+bared:
+  ret ptr %nd
 wrap:
   %r = call ptr @lz_wrap(ptr %ctx, ptr %nd)
   ret ptr %r
@@ -305,4 +312,180 @@ python:
   %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
   %o = call ptr @PyObject_Vectorcall(ptr %fn, ptr %args, i64 %nargs, ptr null)
   ret ptr %o
+}
+
+; ---- a shape's size %i as an int64 when it is a Python int within int64, else -1
+define internal i64 @lz_size_at(ptr %ctx, ptr %shape, i64 %i) {
+entry:
+  %ovf = alloca i32
+  %d = call ptr @item(ptr %shape, i64 %i)
+  %it = call ptr @w(ptr %ctx, i64 $C_INT_T$)
+  %dt = call ptr @type(ptr %d)
+  %isint = icmp eq ptr %dt, %it
+  br i1 %isint, label %int, label %no
+int:
+  store i32 0, ptr %ovf
+  %v = call i64 @PyLong_AsLongLongAndOverflow(ptr %d, ptr %ovf)
+  %o = load i32, ptr %ovf
+  %big = icmp ne i32 %o, 0
+  %neg = icmp slt i64 %v, 0
+  %out = or i1 %big, %neg
+  br i1 %out, label %no, label %yes
+yes:
+  ret i64 %v
+no:
+  ret i64 -1
+}
+
+; ---- %n broadcast to %shape (_elementwise._broadcast_pair's node): new reference;
+; %n itself (a new reference) where %changed is 0; NULL on error
+define internal ptr @lz_broadcast_node(ptr %ctx, ptr %n, ptr %shape, i1 %changed) {
+entry:
+  br i1 %changed, label %make, label %same
+same:
+  call void @Py_IncRef(ptr %n)
+  ret ptr %n
+make:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %op = call ptr @w(ptr %ctx, i64 $C_BROADCAST_OP$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %d = call ptr @get(ptr %n, i64 %od)
+  %src = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
+  %nosrc = icmp eq ptr %src, null
+  br i1 %nosrc, label %fail, label %sign
+sign:
+  %sig = call ptr @lz_record_sig(ptr %ctx, ptr %op, ptr %d, ptr %shape, ptr %src, ptr %none)
+  %nosig = icmp eq ptr %sig, null
+  br i1 %nosig, label %failsrc, label %node
+node:
+  %nd = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %d, ptr %shape, ptr %src, ptr %none, ptr %none, ptr %sig)
+  ret ptr %nd
+failsrc:
+  call void @Py_DecRef(ptr %src)
+  br label %fail
+fail:
+  ret ptr null
+}
+
+; ---- _elementwise._broadcast_pair natively, for nodes %n1, %n2 (held by the caller)
+; whose shapes differ: 1 with new references in %out (the two nodes, each broadcast
+; where its shape is not the common one, and the common shape), 0 where the Python
+; path decides (a size that is not a Python int, shapes that do not broadcast, an
+; empty or too large result), -1 on error
+define internal i32 @lz_broadcast_pair(ptr %ctx, ptr %n1, ptr %n2, ptr %out) {
+entry:
+  %os = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %s1 = call ptr @get(ptr %n1, i64 %os)
+  %s2 = call ptr @get(ptr %n2, i64 %os)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %t1 = call ptr @type(ptr %s1)
+  %t2 = call ptr @type(ptr %s2)
+  %ok1 = icmp eq ptr %t1, %tt
+  %ok2 = icmp eq ptr %t2, %tt
+  %ok = and i1 %ok1, %ok2
+  br i1 %ok, label %ranks, label %python
+ranks:
+  %r1 = call i64 @size(ptr %s1)
+  %r2 = call i64 @size(ptr %s2)
+  %wider = icmp sgt i64 %r1, %r2
+  %r = select i1 %wider, i64 %r1, i64 %r2
+  %k1 = sub i64 %r, %r1
+  %k2 = sub i64 %r, %r2
+  %shape = call ptr @PyTuple_New(i64 %r)
+  %noshape = icmp eq ptr %shape, null
+  br i1 %noshape, label %fail, label %loop
+loop:
+  %i = phi i64 [0, %ranks], [%i1, %put]
+  %n = phi i64 [1, %ranks], [%nv, %put]
+  %c1 = phi i1 [0, %ranks], [%c1n, %put]
+  %c2 = phi i1 [0, %ranks], [%c2n, %put]
+  %more = icmp slt i64 %i, %r
+  br i1 %more, label %sizes, label %done
+sizes:
+  %pad1 = icmp slt i64 %i, %k1
+  br i1 %pad1, label %one1, label %read1
+read1:
+  %j1 = sub i64 %i, %k1
+  %v1 = call i64 @lz_size_at(ptr %ctx, ptr %s1, i64 %j1)
+  br label %got1
+one1:
+  br label %got1
+got1:
+  %d = phi i64 [%v1, %read1], [1, %one1]
+  %pad2 = icmp slt i64 %i, %k2
+  br i1 %pad2, label %one2, label %read2
+read2:
+  %j2 = sub i64 %i, %k2
+  %v2 = call i64 @lz_size_at(ptr %ctx, ptr %s2, i64 %j2)
+  br label %got2
+one2:
+  br label %got2
+got2:
+  %e = phi i64 [%v2, %read2], [1, %one2]
+  %dneg = icmp slt i64 %d, 0
+  %eneg = icmp slt i64 %e, 0
+  %neg = or i1 %dneg, %eneg
+  br i1 %neg, label %dropshape, label %match
+match:
+  ; d != e and e != 1: d must be 1, and the size is e
+  %ne = icmp ne i64 %d, %e
+  %enot1 = icmp ne i64 %e, 1
+  %takee = and i1 %ne, %enot1
+  %dnot1 = icmp ne i64 %d, 1
+  %clash = and i1 %takee, %dnot1
+  br i1 %clash, label %dropshape, label %size
+size:
+  %s = select i1 %takee, i64 %e, i64 %d
+  %m = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %n, i64 %s)
+  %nv = extractvalue {i64, i1} %m, 0
+  %mo = extractvalue {i64, i1} %m, 1
+  br i1 %mo, label %dropshape, label %item
+item:
+  %ch1 = icmp ne i64 %d, %s
+  %ch2 = icmp ne i64 %e, %s
+  %c1a = or i1 %c1, %ch1
+  %c2a = or i1 %c2, %ch2
+  %c1n = or i1 %c1a, %pad1
+  %c2n = or i1 %c2a, %pad2
+  %pv = call ptr @PyLong_FromLongLong(i64 %s)
+  %nopv = icmp eq ptr %pv, null
+  br i1 %nopv, label %failshape, label %put
+put:
+  %io = mul i64 %i, 8
+  %io1 = add i64 %io, $TUPLE_ITEMS$
+  call void @set(ptr %shape, i64 %io1, ptr %pv)
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  %empty = icmp eq i64 %n, 0
+  br i1 %empty, label %dropshape, label %nodes
+nodes:
+  %b1 = call ptr @lz_broadcast_node(ptr %ctx, ptr %n1, ptr %shape, i1 %c1)
+  %nob1 = icmp eq ptr %b1, null
+  br i1 %nob1, label %failshape, label %second
+second:
+  %b2 = call ptr @lz_broadcast_node(ptr %ctx, ptr %n2, ptr %shape, i1 %c2)
+  %nob2 = icmp eq ptr %b2, null
+  br i1 %nob2, label %failb1, label %give
+give:
+  store ptr %b1, ptr %out
+  %o1 = getelementptr ptr, ptr %out, i64 1
+  store ptr %b2, ptr %o1
+  %o2 = getelementptr ptr, ptr %out, i64 2
+  store ptr %shape, ptr %o2
+  ret i32 1
+failb1:
+  call void @Py_DecRef(ptr %b1)
+  br label %failshape
+failshape:
+  call void @Py_DecRef(ptr %shape)
+  br label %fail
+fail:
+  ret i32 -1
+dropshape:
+  ; (a tuple with items not yet set is freed as one: its dealloc skips NULL items)
+  call void @Py_DecRef(ptr %shape)
+  br label %python
+python:
+  ret i32 0
 }

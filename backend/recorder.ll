@@ -581,6 +581,7 @@ define internal i1 @failed() {
 ; signature replaced)
 define internal ptr @lz_binary(ptr %ctx, ptr %x1, ptr %x2, ptr %fa, ptr %fb) {
 entry:
+  %bout = alloca [3 x ptr]
   %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
   %an = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
@@ -618,7 +619,29 @@ cmpshape:
   br i1 %iseq, label %bothok, label %shapeno
 shapeno:
   %cerr = icmp slt i32 %eq, 0
-  br i1 %cerr, label %clearfb, label %fb12
+  br i1 %cerr, label %clearfb, label %bcast
+bcast:
+  ; shapes that differ: both operands broadcast to their common shape (a new node for
+  ; each that changes), as _elementwise._broadcast_pair makes them
+  %bst = call i32 @lz_broadcast_pair(ptr %ctx, ptr %n1, ptr %n2, ptr %bout)
+  switch i32 %bst, label %bfail [i32 0, label %fb12
+                                 i32 1, label %bmade]
+bfail:
+  call void @Py_DecRef(ptr %n1)
+  call void @Py_DecRef(ptr %n2)
+  br label %error
+bmade:
+  call void @Py_DecRef(ptr %n1)
+  call void @Py_DecRef(ptr %n2)
+  %b1 = load ptr, ptr %bout
+  %bp2 = getelementptr ptr, ptr %bout, i64 1
+  %b2 = load ptr, ptr %bp2
+  %bp3 = getelementptr ptr, ptr %bout, i64 2
+  %bsh = load ptr, ptr %bp3
+  ; (the node broadcast to it holds the shape until the result's node holds it: one of
+  ; the two always is, the shapes differing)
+  call void @Py_DecRef(ptr %bsh)
+  br label %record
 clearfb:
   call void @PyErr_Clear()
   br label %fb12
@@ -657,10 +680,10 @@ scalarno:
   %serr = call i1 @failed()
   br i1 %serr, label %error, label %fallback
 record:
-  %o1 = phi ptr [%n1, %bothok], [%n1, %rscalar], [%s1, %right1]
-  %o2 = phi ptr [%n2, %bothok], [%s2, %rscalar], [%n2r, %right1]
-  %d = phi ptr [%d1, %bothok], [%d1, %rscalar], [%d2r, %right1]
-  %shape = phi ptr [%sh1, %bothok], [%sh1, %rscalar], [%sh2r, %right1]
+  %o1 = phi ptr [%n1, %bothok], [%n1, %rscalar], [%s1, %right1], [%b1, %bmade]
+  %o2 = phi ptr [%n2, %bothok], [%s2, %rscalar], [%n2r, %right1], [%b2, %bmade]
+  %d = phi ptr [%d1, %bothok], [%d1, %rscalar], [%d2r, %right1], [%d1, %bmade]
+  %shape = phi ptr [%sh1, %bothok], [%sh1, %rscalar], [%sh2r, %right1], [%bsh, %bmade]
   %results = call ptr @w(ptr %ctx, i64 $C_RESULTS$)
   %rd = call ptr @PyDict_GetItemWithError(ptr %results, ptr %d)
   %nord = icmp eq ptr %rd, null
@@ -1290,7 +1313,8 @@ positional:
   %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
   switch i64 %kind, label %binary [i64 $UNARY$, label %unary
                                    i64 $STEPS$, label %steps
-                                   i64 $RECORD$, label %record]
+                                   i64 $RECORD$, label %record
+                                   i64 $NODE$, label %record]
 record:
   %rc = call ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs)
   ret ptr %rc

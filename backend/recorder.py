@@ -71,9 +71,9 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  C_FUSE, C_FUSE_MISS, C_FUSE_MAX, C_NDARRAY_T, C_EMPTY_FN, C_BUFFER_IDS, C_LEAF_ID,
  C_DATA_OP, C_F64, C_I64, C_FUSED, C_SLICE_OP, C_F32,
  # _array_object.record natively (RECORD, backend/record.ll): Op.PLACEHOLDER (left to
- # the Python function)
- C_PLACEHOLDER_OP,
- C_WORDS) = range(73)
+ # the Python function); binary ops broadcasting their operands: Op.BROADCAST_TO
+ C_PLACEHOLDER_OP, C_BROADCAST_OP,
+ C_WORDS) = range(74)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
 # elements of a block, a register's bytes (a block of complex128)
@@ -83,7 +83,7 @@ FUSE_PLAN = P_ROWS * FUSE_MAX
 FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
-BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD = 0, 1, 2, 3, 4, 5  # C_KIND
+BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE = range(7)  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
 D_WORDS = 5

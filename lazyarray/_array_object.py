@@ -436,6 +436,12 @@ def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = N
     return obj
 
 
+def node(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = None) -> Node:
+    """A computed node (no Array: a step inside a function's own recording); natively,
+    like ``record``, once the recording unit is loaded."""
+    return Node(op, dtype, shape, srcs, arg)
+
+
 def _materialize():
     """``_program.materialize``, imported on first use (``_program`` imports this module)."""
     global _materialize_fn

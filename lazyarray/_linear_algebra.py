@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence, Union
 
 from . import _dtypes as dt
-from ._array_object import Array, record
+from ._array_object import Array, node, record
 from ._manipulation import (broadcast_shapes, broadcast_to, cast, check_array, expand_dims,
                             normalize_axis, permute_dims, squeeze)
 from ._elementwise import conj
@@ -52,10 +52,10 @@ def _matrix_vector(a: Node, b: Node, vshape: tuple, vaxis: int, mshape: tuple,
     time in a loop of matrix-vector products)."""
     d = a.dtype
     if vaxis:
-        b = Node(Op.EXPAND_DIMS, d, vshape, (b,), (vaxis,))
+        b = node(Op.EXPAND_DIMS, d, vshape, (b,), (vaxis,))
     else:
-        a = Node(Op.EXPAND_DIMS, d, vshape, (a,), (vaxis,))
-    product = Node(Op.MATMUL, d, mshape, (a, b))
+        a = node(Op.EXPAND_DIMS, d, vshape, (a,), (vaxis,))
+    product = node(Op.MATMUL, d, mshape, (a, b))
     return record(Op.SQUEEZE, d, shape, (product,), (maxis,))
 
 

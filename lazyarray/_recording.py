@@ -146,19 +146,20 @@ def _functions(rec, common) -> list:
 
 
 def _record(rec, common) -> None:
-    """``_array_object.record``, replaced by a native one (backend/record.ll) in every
-    front-end module that imported it: the ops the Python code records (views,
-    reductions, matrix products, creation...) make their node, signature and Array
+    """``_array_object.record`` and ``node``, replaced by native ones (backend/record.ll)
+    in every front-end module that imported them: the ops the Python code records
+    (views, reductions, matrix products...) make their node, signature and Array
     without Python."""
-    python = _array_object.record
-    words, keep = _words(common, recorder.RECORD, None, None, None, python)
-    doc = f"record($module, op, dtype, shape, srcs=(), arg=None, /)\n--\n\n{python.__doc__}"
-    native_fn = rec.function("record", doc, _array_object.__name__,
-                             _Holder((recorder.context(words), keep)))
-    _PYTHON["record"] = python
-    for name, module in list(sys.modules.items()):
-        if name.startswith(_PACKAGE + ".") and vars(module).get("record") is python:
-            setattr(module, "record", native_fn)
+    for fname, kind in (("record", recorder.RECORD), ("node", recorder.NODE)):
+        python = getattr(_array_object, fname)
+        words, keep = _words(common, kind, None, None, None, python)
+        doc = f"{fname}($module, op, dtype, shape, srcs=(), arg=None, /)\n--\n\n{python.__doc__}"
+        native_fn = rec.function(fname, doc, _array_object.__name__,
+                                 _Holder((recorder.context(words), keep)))
+        _PYTHON[fname] = python
+        for name, module in list(sys.modules.items()):
+            if name.startswith(_PACKAGE + ".") and vars(module).get(fname) is python:
+                setattr(module, fname, native_fn)
 
 
 def load_now() -> bool:
@@ -212,7 +213,8 @@ def _common():
                    (recorder.C_STRUCT_IDS, ir._IDS), (recorder.C_STRUCTURE_ID, ir.structure_id),
                    (recorder.C_INDEX, _TAGS[2]), (recorder.C_TRACK, track),
                    (recorder.C_NEXT_ID, ir._next_id),
-                   (recorder.C_PLACEHOLDER_OP, ir.Op.PLACEHOLDER)):
+                   (recorder.C_PLACEHOLDER_OP, ir.Op.PLACEHOLDER),
+                   (recorder.C_BROADCAST_OP, ir.Op.BROADCAST_TO)):
         words[w] = id(obj)
     words[recorder.C_MAX_IDS] = ir._MAX_IDS
     words[recorder.C_WHERE] = where_words.ctypes.data

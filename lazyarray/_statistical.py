@@ -13,13 +13,10 @@ from typing import Optional, Union
 
 from . import _dtypes as dt
 from . import _elementwise as _ew
-from ._array_object import Array, _recorded, _ref, record
+from ._array_object import Array, record
 from ._manipulation import (broadcast_to, cast, check_array, concat, normalize_axes,
                             normalize_axis)
-from .backend import ir
-from .backend.ir import Node, Op
-
-_object_new = object.__new__
+from .backend.ir import Op
 
 Axis = Optional[Union[int, tuple]]
 
@@ -86,7 +83,6 @@ def _numeric(x: Array, fname: str, category: str = "real numeric") -> Array:
 _OWN_FLOATING = frozenset(dt.FLOATING)
 _OWN_REAL = frozenset(dt.REAL_NUMERIC)
 _ALL_AXES = [tuple(range(n)) for n in range(33)]
-_IDS = ir.id_table()
 
 
 def _reduce_all(op: Op, x: Array, keepdims: bool) -> Array:
@@ -97,13 +93,7 @@ def _reduce_all(op: Op, x: Array, keepdims: bool) -> Array:
     if not n or n >= len(_ALL_AXES):
         return reduce(op, x, None, keepdims, node.dtype, op.value)
     keepdims = bool(keepdims)
-    out = _object_new(Array)
-    sig = node.sig
-    out._node = Node(op, node.dtype, (1,) * n if keepdims else (), (node,),
-                     (_ALL_AXES[n], keepdims), None,
-                     sig and ir.derived_signature(_IDS, (op, sig[0], keepdims), sig))
-    _recorded(_ref(out))
-    return out
+    return record(op, node.dtype, (1,) * n if keepdims else (), (node,), (_ALL_AXES[n], keepdims))
 
 
 def _reduce_one(op: Op, x: Array, axis: int, keepdims: bool):

@@ -341,7 +341,7 @@ def test_new_ids_are_made_as_ir_new_id_makes_them():
 
 
 def test_record_is_native_and_makes_what_python_makes():
-    """``_array_object.record`` (backend/record.ll) gives the node, signature and errors
+    """``_array_object.record`` and ``node`` (backend/record.ll) give the node, signature and errors
     the Python function gives: 0, 1 and 2 sources, shared and merged leaves, an
     unhashable parameter, sizes that the Python function must check, and calls it
     leaves to Python (keywords, three sources, something other than a Node, a
@@ -383,7 +383,36 @@ def test_record_is_native_and_makes_what_python_makes():
         got = _outcome(lambda: native(*args, **kwargs))
         want = _outcome(lambda: python(*args, **kwargs))
         assert got[0] == want[0] and (got[0] == "array" or got == want), (args, got, want)
+    from lazyarray import _linear_algebra
+    native_node, python_node = _linear_algebra.node, _recording._PYTHON["node"]
+    assert type(native_node).__name__ == "builtin_function_or_method"
+    for args in cases[:7]:
+        _same_node(native_node(*args), python_node(*args))
     before = len(RECENT)
+    made = native_node(Op.PERMUTE_DIMS, f, (4, 3), (m._node,), (1, 0))
+    assert type(made) is ir.Node and len(RECENT) == before  # no Array, nothing recorded
     out = native(Op.PERMUTE_DIMS, f, (4, 3), (m._node,), (1, 0))
     assert len(RECENT) == before + 1 and RECENT[-1]() is out
     np.testing.assert_array_equal(np.asarray(out), np.ones((4, 3)))
+
+
+def test_broadcasting_operands_record_as_python_does():
+    """Binary ops on arrays of different shapes broadcast natively (the nodes
+    _elementwise._broadcast_pair makes): one side or both, a missing leading axis, and
+    the cases left to Python (shapes that do not broadcast, an empty result, symbolic
+    sizes)."""
+    rng = np.random.default_rng(5)
+
+    def arr(*shape):
+        return xp.asarray(rng.uniform(-1, 1, shape))
+    col, row, mat, vec = arr(3, 1), arr(1, 4), arr(3, 4), arr(4)
+    pairs = [(col, row), (row, col), (mat, vec), (vec, mat), (mat, col), (arr(2, 3, 4), vec),
+             (arr(2, 1, 4), arr(3, 1)), (vec * 2.0, mat), (mat, mat[:1]), (arr(3), arr(4)),
+             (arr(0, 4), vec), (arr(1, 0), arr(3, 1)), (xp.placeholder((3, 4), xp.float64), vec),
+             (vec, xp.asarray(rng.uniform(size=(3, 4)).astype(np.float32)))]
+    for a, b in pairs:
+        for name in ("__add__", "__rsub__", "__mul__", "__lt__"):
+            _compare(name, a, b)
+        _compare_calls(xp.maximum, _recording._PYTHON["maximum"], a, b)
+    got = np.asarray((col - row) * vec)
+    np.testing.assert_array_equal(got, (np.asarray(col) - np.asarray(row)) * np.asarray(vec))
