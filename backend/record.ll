@@ -221,8 +221,9 @@ no:
   ret i1 0
 }
 
-; ---- record(op, dtype, shape, srcs=(), arg=None), or node(...) (NODE: the Node without
-; an Array, as _array_object.node makes it): positional arguments only, a tuple
+; ---- record(op, dtype, shape, srcs=(), arg=None), node(...) (NODE: the Node without an
+; Array, as _array_object.node makes it) or signature(...) (SIGNATURE: only the node's
+; signature, as ir.signature makes it): positional arguments only, a tuple
 ; shape whose sizes fit, a tuple of at most two Nodes; anything else (and a placeholder)
 ; goes to the Python function, which checks and raises as before
 define internal ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs) {
@@ -291,14 +292,19 @@ sizes:
 sig:
   %sg = call ptr @lz_record_sig(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg)
   %nosg = icmp eq ptr %sg, null
-  br i1 %nosg, label %fail, label %node
+  br i1 %nosg, label %fail, label %which
+which:
+  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
+  %only = icmp eq i64 %kind, $SIGNATURE$
+  br i1 %only, label %signed, label %node
+signed:
+  ret ptr %sg
 node:
   call void @Py_IncRef(ptr %sr)  ; (lz_node_arg steals it)
   %nd = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg, ptr %none, ptr %sg)
   %nond = icmp eq ptr %nd, null
   br i1 %nond, label %fail, label %made
 made:
-  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
   %bare = icmp eq i64 %kind, $NODE$
   br i1 %bare, label %bared, label %wrap
 bared:

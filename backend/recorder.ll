@@ -349,8 +349,9 @@ nosig:
 }
 
 ; ---- ir.merge_leaves(%lv, %more): 1 with new references in %out (leaves, where),
-; 0 past MAX_LEAVES (no signature), -1 on error.  One leaf to merge (a scalar, the
-; commonest) is done here; the rest by the Python function.
+; 0 past MAX_LEAVES (no signature), -1 on error.  The same leaves and positions as the
+; Python function (its shortcuts are cases of the general rule): one leaf to merge (a
+; scalar, the commonest) is looked up among a few words; the rest is the general rule.
 define internal i32 @lz_merge(ptr %ctx, ptr %lv, ptr %more, ptr %out) {
 entry:
   %n = call i64 @size(ptr %lv)
@@ -415,51 +416,105 @@ last:
   store ptr %wh2, ptr %o2
   ret i32 1
 general:
-  %fn = call ptr @w(ptr %ctx, i64 $C_MERGE$)
-  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %lv, ptr %more, ptr null)
-  %nor = icmp eq ptr %r, null
-  br i1 %nor, label %fail, label %unpack
-unpack:
-  %ok = call i1 @pair(ptr %ctx, ptr %r)
-  br i1 %ok, label %unpack2, label %odd
-unpack2:
-  %l = call ptr @item(ptr %r, i64 0)
-  %ln = call i64 @size(ptr %l)
-  %empty = icmp eq i64 %ln, 0
-  br i1 %empty, label %odd, label %take
-take:
-  %wh3 = call ptr @item(ptr %r, i64 1)
-  call void @Py_IncRef(ptr %l)
-  call void @Py_IncRef(ptr %wh3)
-  call void @Py_DecRef(ptr %r)
-  store ptr %l, ptr %out
+  ; each leaf of %more found among those before it (by identity) or appended; the
+  ; merged leaves are %lv itself when %more adds none
+  %nk = add i64 %n, %k
+  %buf = alloca ptr, i64 %nk
+  br label %gcopy
+gcopy:
+  %gi = phi i64 [0, %general], [%gi1, %gcopy1]
+  %gin = icmp slt i64 %gi, %n
+  br i1 %gin, label %gcopy1, label %gwhere
+gcopy1:
+  %gx = call ptr @item(ptr %lv, i64 %gi)
+  %gp = getelementptr ptr, ptr %buf, i64 %gi
+  store ptr %gx, ptr %gp
+  %gi1 = add i64 %gi, 1
+  br label %gcopy
+gwhere:
+  %wt = call ptr @PyTuple_New(i64 %k)
+  %nowt = icmp eq ptr %wt, null
+  br i1 %nowt, label %fail, label %gloop
+gloop:
+  %gj = phi i64 [0, %gwhere], [%gj1, %gset]
+  %gm = phi i64 [%n, %gwhere], [%gm1, %gset]
+  %gjn = icmp slt i64 %gj, %k
+  br i1 %gjn, label %gfind, label %gdone
+gfind:
+  %gy = call ptr @item(ptr %more, i64 %gj)
+  br label %gscan
+gscan:
+  %gs = phi i64 [0, %gfind], [%gs1, %gscan1]
+  %gsn = icmp slt i64 %gs, %gm
+  br i1 %gsn, label %gscan1, label %gadd
+gscan1:
+  %gq = getelementptr ptr, ptr %buf, i64 %gs
+  %gz = load ptr, ptr %gq
+  %gsame = icmp eq ptr %gz, %gy
+  %gs1 = add i64 %gs, 1
+  br i1 %gsame, label %gfound, label %gscan
+gadd:
+  %gmax = call i64 @wi(ptr %ctx, i64 $C_MAX_LEAVES$)
+  %gfull = icmp sge i64 %gm, %gmax
+  br i1 %gfull, label %gtoomany, label %gappend
+gappend:
+  %ga = getelementptr ptr, ptr %buf, i64 %gm
+  store ptr %gy, ptr %ga
+  %gma = add i64 %gm, 1
+  br label %gpos
+gfound:
+  br label %gpos
+gpos:
+  %gat = phi i64 [%gm, %gappend], [%gs, %gfound]
+  %gm1 = phi i64 [%gma, %gappend], [%gm, %gfound]
+  %gpv = call ptr @PyLong_FromLongLong(i64 %gat)
+  %nogpv = icmp eq ptr %gpv, null
+  br i1 %nogpv, label %gfailwt, label %gset
+gset:
+  %gwo = mul i64 %gj, 8
+  %gwo1 = add i64 %gwo, $TUPLE_ITEMS$
+  call void @set(ptr %wt, i64 %gwo1, ptr %gpv)
+  %gj1 = add i64 %gj, 1
+  br label %gloop
+gdone:
+  %gnone = icmp eq i64 %gm, %n
+  br i1 %gnone, label %gsame1, label %gnew
+gsame1:
+  call void @Py_IncRef(ptr %lv)
+  br label %gout
+gnew:
+  %gt = call ptr @PyTuple_New(i64 %gm)
+  %nogt = icmp eq ptr %gt, null
+  br i1 %nogt, label %gfailwt, label %gfill
+gfill:
+  %gf = phi i64 [0, %gnew], [%gf1, %gfill1]
+  %gfn = icmp slt i64 %gf, %gm
+  br i1 %gfn, label %gfill1, label %gout
+gfill1:
+  %gfp = getelementptr ptr, ptr %buf, i64 %gf
+  %gfx = load ptr, ptr %gfp
+  call void @Py_IncRef(ptr %gfx)
+  %gfo = mul i64 %gf, 8
+  %gfo1 = add i64 %gfo, $TUPLE_ITEMS$
+  call void @set(ptr %gt, i64 %gfo1, ptr %gfx)
+  %gf1 = add i64 %gf, 1
+  br label %gfill
+gout:
+  %merged = phi ptr [%lv, %gsame1], [%gt, %gfill]
+  store ptr %merged, ptr %out
   %o3 = getelementptr ptr, ptr %out, i64 1
-  store ptr %wh3, ptr %o3
+  store ptr %wt, ptr %o3
   ret i32 1
-odd:
-  call void @Py_DecRef(ptr %r)
+gtoomany:
+  call void @Py_DecRef(ptr %wt)
   br label %toomany
+gfailwt:
+  call void @Py_DecRef(ptr %wt)
+  br label %fail
 toomany:
   ret i32 0
 fail:
   ret i32 -1
-}
-define internal i1 @pair(ptr %ctx, ptr %s) {
-  %t = call ptr @type(ptr %s)
-  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
-  %a = icmp eq ptr %t, %tt
-  br i1 %a, label %sz, label %no
-sz:
-  %n = call i64 @size(ptr %s)
-  %b = icmp eq i64 %n, 2
-  br i1 %b, label %inner, label %no
-inner:
-  %l = call ptr @item(ptr %s, i64 0)
-  %lt = call ptr @type(ptr %l)
-  %c = icmp eq ptr %lt, %tt
-  ret i1 %c
-no:
-  ret i1 0
 }
 
 ; ---- the signature of a two-source node (the inline ir.signature of the binary
@@ -1314,7 +1369,8 @@ positional:
   switch i64 %kind, label %binary [i64 $UNARY$, label %unary
                                    i64 $STEPS$, label %steps
                                    i64 $RECORD$, label %record
-                                   i64 $NODE$, label %record]
+                                   i64 $NODE$, label %record
+                                   i64 $SIGNATURE$, label %record]
 record:
   %rc = call ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs)
   ret ptr %rc

@@ -50,7 +50,7 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
 # context words
 (C_KIND, C_ARRAY_T, C_NODE_T, C_FLOAT_T, C_INT_T, C_TUPLE_T, C_NONE, C_A_NODE,
  C_N_OP, C_N_DTYPE, C_N_SHAPE, C_N_SRCS, C_N_ARG, C_N_VALUE, C_N_SIG, C_OP, C_RESULTS, C_IDS,
- C_FALLBACK, C_MERGE, C_NEW_ID, C_IR_DICT, C_EPOCH_KEY, C_NEVER, C_APPEND, C_SCALAR_OP, C_EMPTY,
+ C_FALLBACK, C_NEW_ID, C_IR_DICT, C_EPOCH_KEY, C_NEVER, C_APPEND, C_SCALAR_OP, C_EMPTY,
  C_WHERE, C_DTYPES, C_N_DTYPES, C_MAX_LEAVES, C_EXACT,
  # basic indexing (GETITEM): the slice and list types, the items' tags, ir.structure_id's
  # table and that function, Array's view slots, the index tag, _views.track
@@ -73,7 +73,7 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # _array_object.record natively (RECORD, backend/record.ll): Op.PLACEHOLDER (left to
  # the Python function); binary ops broadcasting their operands: Op.BROADCAST_TO
  C_PLACEHOLDER_OP, C_BROADCAST_OP,
- C_WORDS) = range(74)
+ C_WORDS) = range(73)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
 # elements of a block, a register's bytes (a block of complex128)
@@ -83,7 +83,7 @@ FUSE_PLAN = P_ROWS * FUSE_MAX
 FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
-BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE = range(7)  # C_KIND
+BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE = range(8)  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
 D_WORDS = 5

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._memory import MAX_ELEMENTS, check_shape
-from .backend.ir import NEVER, Dim, Node, Op
+from .backend.ir import NEVER, Dim, Node, Op, signature as ir_signature
 from .backend.recorder import BINARY, REFLECTED
 from ._live import RECENT
 
@@ -440,6 +440,12 @@ def node(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = Non
     """A computed node (no Array: a step inside a function's own recording); natively,
     like ``record``, once the recording unit is loaded."""
     return Node(op, dtype, shape, srcs, arg)
+
+
+def signature(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple, arg: Any = None):
+    """``ir.signature``: the signature a node of these parts would have (none is made);
+    natively, like ``record``, once the recording unit is loaded."""
+    return ir_signature(op, dtype, shape, srcs, arg)
 
 
 def _materialize():

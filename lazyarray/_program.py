@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _dtypes as dt, _fusion, _live, _steps
-from ._array_object import Array
+from ._array_object import Array, signature
 from ._errors import concretization_error, input_label
 from ._listing import listing, op_name
 from ._memory import check_allocation, check_allocation_once, check_shape
@@ -181,7 +181,7 @@ def _joint_signature(roots: list):
             return None
     if len({id(n) for n in roots}) != len(roots):
         return None
-    sig = ir.signature(None, None, (), tuple(roots), None)
+    sig = signature(None, None, (), tuple(roots), None)
     return None if sig is None else (sig[0], sig[1])
 
 

@@ -146,11 +146,12 @@ def _functions(rec, common) -> list:
 
 
 def _record(rec, common) -> None:
-    """``_array_object.record`` and ``node``, replaced by native ones (backend/record.ll)
-    in every front-end module that imported them: the ops the Python code records
-    (views, reductions, matrix products...) make their node, signature and Array
-    without Python."""
-    for fname, kind in (("record", recorder.RECORD), ("node", recorder.NODE)):
+    """``_array_object.record``, ``node`` and ``signature``, replaced by native ones
+    (backend/record.ll) in every front-end module that imported them: the ops the
+    Python code records (views, reductions, matrix products...) make their node,
+    signature and Array without Python, and several outputs find their joint program."""
+    for fname, kind in (("record", recorder.RECORD), ("node", recorder.NODE),
+                        ("signature", recorder.SIGNATURE)):
         python = getattr(_array_object, fname)
         words, keep = _words(common, kind, None, None, None, python)
         doc = f"{fname}($module, op, dtype, shape, srcs=(), arg=None, /)\n--\n\n{python.__doc__}"
@@ -204,7 +205,7 @@ def _common():
     for w, obj in ((recorder.C_ARRAY_T, Array), (recorder.C_NODE_T, ir.Node),
                    (recorder.C_FLOAT_T, float), (recorder.C_INT_T, int),
                    (recorder.C_TUPLE_T, tuple), (recorder.C_NONE, None),
-                   (recorder.C_MERGE, ir.merge_leaves), (recorder.C_NEW_ID, ir.new_id),
+                   (recorder.C_NEW_ID, ir.new_id),
                    (recorder.C_IR_DICT, ir_dict), (recorder.C_EPOCH_KEY, _EPOCH),
                    (recorder.C_NEVER, ir.NEVER), (recorder.C_APPEND, append),
                    (recorder.C_SCALAR_OP, ir.Op.SCALAR), (recorder.C_EMPTY, ()),

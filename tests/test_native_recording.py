@@ -341,7 +341,7 @@ def test_new_ids_are_made_as_ir_new_id_makes_them():
 
 
 def test_record_is_native_and_makes_what_python_makes():
-    """``_array_object.record`` and ``node`` (backend/record.ll) give the node, signature and errors
+    """``_array_object.record``, ``node`` and ``signature`` (backend/record.ll) give the node, signature and errors
     the Python function gives: 0, 1 and 2 sources, shared and merged leaves, an
     unhashable parameter, sizes that the Python function must check, and calls it
     leaves to Python (keywords, three sources, something other than a Node, a
@@ -388,6 +388,13 @@ def test_record_is_native_and_makes_what_python_makes():
     assert type(native_node).__name__ == "builtin_function_or_method"
     for args in cases[:7]:
         _same_node(native_node(*args), python_node(*args))
+    from lazyarray import _program
+    native_sig = _program.signature
+    assert type(native_sig).__name__ == "builtin_function_or_method"
+    for args in cases[:7] + [(None, None, (), (m._node, s._node), None),
+                             (None, None, (), (v._node, m._node, s._node), None)]:
+        args = args + (None,) * (5 - len(args))
+        assert _same_sig(native_sig(*args), ir.signature(*args)), args
     before = len(RECENT)
     made = native_node(Op.PERMUTE_DIMS, f, (4, 3), (m._node,), (1, 0))
     assert type(made) is ir.Node and len(RECENT) == before  # no Array, nothing recorded
@@ -416,3 +423,25 @@ def test_broadcasting_operands_record_as_python_does():
         _compare_calls(xp.maximum, _recording._PYTHON["maximum"], a, b)
     got = np.asarray((col - row) * vec)
     np.testing.assert_array_equal(got, (np.asarray(col) - np.asarray(row)) * np.asarray(vec))
+
+
+def test_operands_with_several_leaves_each_merge_as_python_does():
+    """Two operands whose leaves interleave (neither a prefix of the other) merge
+    natively into the leaves and positions ir.merge_leaves gives, up to MAX_LEAVES and
+    past it (no signature)."""
+    vals = [xp.asarray(np.full(3, float(i))) for i in range(2 * ir.MAX_LEAVES)]
+
+    def chain(idx):
+        out = vals[idx[0]]
+        for i in idx[1:]:
+            out = out + vals[i]
+        return out
+    x, y = chain([1, 2, 3]), chain([3, 5, 1, 4])
+    wide = chain(list(range(6, 26)))
+    for a, b in ((x, y), (y, x), (x, x * 2.0), (wide, y), (y, wide), (wide, chain(list(range(16, 36)))),
+                 (wide, chain(list(range(30, 50)))), (chain([7, 6]), wide)):
+        _compare("__add__", a, b)
+        _compare("__mul__", b, a)
+    assert (wide + chain(list(range(30, 50))))._node.sig is None
+    got = (x + y)._node.sig[1]
+    assert [v for v in got] == [vals[i]._node.value for i in (1, 2, 3, 5, 4)]
