@@ -46,7 +46,7 @@ failpart:
   ret ptr null
 }
 
-; ---- the signature of a node recorded from %srcs (0, 1 or 2 Nodes): new reference,
+; ---- the signature of a node recorded from %srcs (Nodes): new reference,
 ; NULL on error.  The sources' signatures are held while it is made: a call below may
 ; run Python code, and another thread may evaluate a source meanwhile (its signature
 ; replaced)
@@ -55,8 +55,12 @@ entry:
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
   %ns = call i64 @size(ptr %srcs)
-  switch i64 %ns, label %two [i64 0, label %zero
-                              i64 1, label %one]
+  switch i64 %ns, label %many [i64 0, label %zero
+                               i64 1, label %one
+                               i64 2, label %two]
+many:
+  %gn = call ptr @lz_sig_ofn(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %arg, ptr %srcs)
+  ret ptr %gn
 zero:
   %p0 = call ptr (i64, ...) @PyTuple_Pack(i64 4, ptr %op, ptr %dtype, ptr %shape, ptr %arg)
   %nop0 = icmp eq ptr %p0, null
@@ -178,6 +182,143 @@ nosig:
   ret ptr %none
 }
 
+; ---- ir.signature_of's loop, for three or more sources %srcs (Nodes): each source's
+; structure id in the part, with its leaves' positions where its leaves are not the
+; merged ones so far; the oldest epoch.  The sources' signatures are held meanwhile
+define internal ptr @lz_sig_ofn(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %arg, ptr %srcs) {
+entry:
+  %out = alloca [2 x ptr]
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %ns = call i64 @size(ptr %srcs)
+  %sigs = alloca ptr, i64 %ns
+  br label %hold
+hold:
+  %h = phi i64 [0, %entry], [%h1, %hold1]
+  %hn = icmp slt i64 %h, %ns
+  br i1 %hn, label %hold1, label %start
+hold1:
+  %hs = call ptr @item(ptr %srcs, i64 %h)
+  %hg = call ptr @get(ptr %hs, i64 %osig)
+  call void @Py_IncRef(ptr %hg)
+  %hp = getelementptr ptr, ptr %sigs, i64 %h
+  store ptr %hg, ptr %hp
+  %h1 = add i64 %h, 1
+  br label %hold
+start:
+  %size = add i64 %ns, 4
+  %part = call ptr @PyTuple_New(i64 %size)
+  %nopart = icmp eq ptr %part, null
+  br i1 %nopart, label %failheld, label %head
+head:
+  call void @Py_IncRef(ptr %op)
+  call void @Py_IncRef(ptr %dtype)
+  call void @Py_IncRef(ptr %shape)
+  call void @Py_IncRef(ptr %arg)
+  call void @set(ptr %part, i64 $TUPLE_ITEMS$, ptr %op)
+  %t1 = add i64 $TUPLE_ITEMS$, 8
+  call void @set(ptr %part, i64 %t1, ptr %dtype)
+  %t2 = add i64 $TUPLE_ITEMS$, 16
+  call void @set(ptr %part, i64 %t2, ptr %shape)
+  %t3 = add i64 $TUPLE_ITEMS$, 24
+  call void @set(ptr %part, i64 %t3, ptr %arg)
+  %never = call ptr @w(ptr %ctx, i64 $C_NEVER$)
+  br label %loop
+loop:
+  %i = phi i64 [0, %head], [%i1, %put]
+  %leaves = phi ptr [null, %head], [%lv2, %put]
+  %epoch = phi ptr [%never, %head], [%ep2, %put]
+  %more = icmp slt i64 %i, %ns
+  br i1 %more, label %read, label %done
+read:
+  %sp = getelementptr ptr, ptr %sigs, i64 %i
+  %s = load ptr, ptr %sp
+  %ok = call i1 @triple(ptr %ctx, ptr %s)
+  br i1 %ok, label %older, label %nosig
+older:
+  %k = call ptr @item(ptr %s, i64 0)
+  %ls = call ptr @item(ptr %s, i64 1)
+  %e = call ptr @item(ptr %s, i64 2)
+  %lt = call i32 @PyObject_RichCompareBool(ptr %e, ptr %epoch, i32 0)
+  %lterr = icmp slt i32 %lt, 0
+  br i1 %lterr, label %fail, label %pick
+pick:
+  %less = icmp eq i32 %lt, 1
+  %ep2 = select i1 %less, ptr %e, ptr %epoch
+  %first = icmp eq ptr %leaves, null
+  %same = icmp eq ptr %ls, %leaves
+  %plain = or i1 %first, %same
+  br i1 %plain, label %asis, label %merge
+asis:
+  call void @Py_IncRef(ptr %ls)
+  call void @Py_DecRef(ptr %leaves)
+  call void @Py_IncRef(ptr %k)
+  br label %put
+merge:
+  %st = call i32 @lz_merge(ptr %ctx, ptr %leaves, ptr %ls, ptr %out)
+  switch i32 %st, label %fail [i32 0, label %nosig
+                               i32 1, label %merged]
+merged:
+  %ml = load ptr, ptr %out
+  %wp = getelementptr ptr, ptr %out, i64 1
+  %mw = load ptr, ptr %wp
+  call void @Py_DecRef(ptr %leaves)
+  %kw = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k, ptr %mw)
+  call void @Py_DecRef(ptr %mw)
+  %nokw = icmp eq ptr %kw, null
+  br i1 %nokw, label %failml, label %put
+failml:
+  call void @Py_DecRef(ptr %ml)
+  call void @Py_DecRef(ptr %part)
+  br label %failheld
+put:
+  %lv2 = phi ptr [%ls, %asis], [%ml, %merged]
+  %item = phi ptr [%k, %asis], [%kw, %merged]
+  %io = add i64 %i, 4
+  %io8 = mul i64 %io, 8
+  %io1 = add i64 %io8, $TUPLE_ITEMS$
+  call void @set(ptr %part, i64 %io1, ptr %item)
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  ; (the epoch is held by a held signature, or is NEVER)
+  %sig = call ptr @lz_part_sig(ptr %ctx, ptr %part, ptr %leaves, ptr %epoch)
+  call void @Py_DecRef(ptr %leaves)
+  call void @lz_release(ptr %sigs, i64 %ns)
+  ret ptr %sig
+nosig:
+  call void @Py_DecRef(ptr %leaves)
+  call void @Py_DecRef(ptr %part)
+  call void @lz_release(ptr %sigs, i64 %ns)
+  call void @Py_IncRef(ptr %none)
+  ret ptr %none
+fail:
+  call void @Py_DecRef(ptr %leaves)
+  call void @Py_DecRef(ptr %part)
+  br label %failheld
+failheld:
+  call void @lz_release(ptr %sigs, i64 %ns)
+  ret ptr null
+}
+
+; ---- Py_DecRef of %n pointers at %p
+define internal void @lz_release(ptr %p, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %body]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %q = getelementptr ptr, ptr %p, i64 %i
+  %o = load ptr, ptr %q
+  call void @Py_DecRef(ptr %o)
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  ret void
+}
+
 ; ---- 1 when %shape's Python int sizes are all above 0 and their product stays within
 ; int64 (record's size check then has nothing to say), else 0
 define internal i1 @lz_sizes_fit(ptr %ctx, ptr %shape) {
@@ -224,7 +365,7 @@ no:
 ; ---- record(op, dtype, shape, srcs=(), arg=None), node(...) (NODE: the Node without an
 ; Array, as _array_object.node makes it) or signature(...) (SIGNATURE: only the node's
 ; signature, as ir.signature makes it): positional arguments only, a tuple
-; shape whose sizes fit, a tuple of at most two Nodes; anything else (and a placeholder)
+; shape whose sizes fit, a tuple of Nodes; anything else (and a placeholder)
 ; goes to the Python function, which checks and raises as before
 define internal ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs) {
 entry:
@@ -269,8 +410,7 @@ check:
   br i1 %ok1, label %count, label %python
 count:
   %ns = call i64 @size(ptr %sr)
-  %few = icmp ule i64 %ns, 2
-  br i1 %few, label %nodes, label %python
+  br label %nodes
 nodes:
   %nt = call ptr @w(ptr %ctx, i64 $C_NODE_T$)
   br label %nloop

@@ -350,8 +350,9 @@ nosig:
 
 ; ---- ir.merge_leaves(%lv, %more): 1 with new references in %out (leaves, where),
 ; 0 past MAX_LEAVES (no signature), -1 on error.  The same leaves and positions as the
-; Python function (its shortcuts are cases of the general rule): one leaf to merge (a
-; scalar, the commonest) is looked up among a few words; the rest is the general rule.
+; Python function, and the same tuple objects where it returns one it was given (its
+; shortcuts are cases of the general rule): one leaf to merge (a scalar, the
+; commonest) is looked up among a few words; the rest is the general rule.
 define internal i32 @lz_merge(ptr %ctx, ptr %lv, ptr %more, ptr %out) {
 entry:
   %n = call i64 @size(ptr %lv)
@@ -477,10 +478,24 @@ gset:
   %gj1 = add i64 %gj, 1
   br label %gloop
 gdone:
-  %gnone = icmp eq i64 %gm, %n
-  br i1 %gnone, label %gsame1, label %gnew
-gsame1:
-  call void @Py_IncRef(ptr %lv)
+  ; the leaves as the Python function gives them: %lv itself when %more is a prefix of
+  ; it, %more itself when %lv is a prefix of %more, else a new tuple
+  %kle = icmp sle i64 %k, %n
+  %plen = select i1 %kle, i64 %k, i64 %n
+  br label %gpre
+gpre:
+  %gr = phi i64 [0, %gdone], [%gr1, %gpre1]
+  %grn = icmp slt i64 %gr, %plen
+  br i1 %grn, label %gpre1, label %gprefix
+gpre1:
+  %gra = call ptr @item(ptr %lv, i64 %gr)
+  %grb = call ptr @item(ptr %more, i64 %gr)
+  %grs = icmp eq ptr %gra, %grb
+  %gr1 = add i64 %gr, 1
+  br i1 %grs, label %gpre, label %gnew
+gprefix:
+  %gkeep = select i1 %kle, ptr %lv, ptr %more
+  call void @Py_IncRef(ptr %gkeep)
   br label %gout
 gnew:
   %gt = call ptr @PyTuple_New(i64 %gm)
@@ -500,7 +515,7 @@ gfill1:
   %gf1 = add i64 %gf, 1
   br label %gfill
 gout:
-  %merged = phi ptr [%lv, %gsame1], [%gt, %gfill]
+  %merged = phi ptr [%gkeep, %gprefix], [%gt, %gfill]
   store ptr %merged, ptr %out
   %o3 = getelementptr ptr, ptr %out, i64 1
   store ptr %wt, ptr %o3

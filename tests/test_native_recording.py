@@ -371,7 +371,11 @@ def test_record_is_native_and_makes_what_python_makes():
         (Op.RESHAPE, f, (sym("n"), 4), (m._node,), None),     # symbolic sizes skipped
         (Op.RESHAPE, f, (-1, 4), (m._node,), None),
         (Op.RESHAPE, f, (5,), (), 2.0),                      # no source
-        (Op.WHERE, f, (4,), (v._node, v._node, v._node)),   # three sources: Python
+        (Op.WHERE, f, (4,), (v._node, v._node, v._node)),   # three sources, one leaf
+        (Op.WHERE, f, (3, 4), ((v > 1.0)._node, s._node, (v * 0.5)._node)),  # merged
+        (Op.CONCAT, f, (20,), tuple((v + float(i))._node for i in range(5)) + (v._node,), 0),
+        (Op.CONCAT, f, (4 * 40,), tuple((v + float(i))._node for i in range(40)), 0),  # past
+        (Op.WHERE, f, (4,), (v._node, xp.placeholder((4,), f)._node, v._node)),  # no sig
         (Op.RESHAPE, f, (4,), (v,)),                         # not a Node: Python's error
         (Op.RESHAPE, f, [4], (v._node,)),                    # not a tuple: Python
         (Op.PLACEHOLDER, f, (4,), (), "x"),
