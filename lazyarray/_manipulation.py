@@ -42,6 +42,8 @@ def normalize_axes(axis, ndim: int, fname: str) -> tuple:
     """Sorted, distinct, non-negative axes from None, an int or a sequence."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:  # the commonest: one axis, in range
+        return (axis % ndim,)
     if isinstance(axis, int):
         axes = (axis,)
     elif isinstance(axis, (tuple, list)):

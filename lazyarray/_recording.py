@@ -121,8 +121,8 @@ class _Holder(tuple):
 
 
 def _functions(rec, common) -> list:
-    """The package's elementwise functions with a fast path, replaced by native ones
-    (the modules that imported them keep the Python functions)."""
+    """The package's elementwise functions with a fast path, replaced by native ones,
+    in the package and in the front-end modules that use them (var's subtract)."""
     pkg = sys.modules.get(_PACKAGE)
     done = []
     for name, fn in list(vars(_elementwise).items()):
@@ -140,9 +140,18 @@ def _functions(rec, common) -> list:
         doc = f"{name}($module, {params}, /)\n--\n\n{fn.__doc__ or ''}"
         native_fn = rec.function(name, doc, _PACKAGE, _Holder((recorder.context(words), keep)))
         _PYTHON[name] = fn
-        setattr(pkg, name, native_fn)
+        _replace(name, fn, native_fn)
         done.append(name)
     return done
+
+
+def _replace(name: str, python, native_fn) -> None:
+    """Bind ``name`` to ``native_fn`` in the package and in every front-end module where
+    it is ``python`` (a module imported later imports the native one)."""
+    for mod_name, module in list(sys.modules.items()):
+        if (mod_name == _PACKAGE or mod_name.startswith(_PACKAGE + ".")) and \
+                vars(module).get(name) is python:
+            setattr(module, name, native_fn)
 
 
 def _record(rec, common) -> None:
@@ -158,9 +167,7 @@ def _record(rec, common) -> None:
         native_fn = rec.function(fname, doc, _array_object.__name__,
                                  _Holder((recorder.context(words), keep)))
         _PYTHON[fname] = python
-        for name, module in list(sys.modules.items()):
-            if name.startswith(_PACKAGE + ".") and vars(module).get(fname) is python:
-                setattr(module, fname, native_fn)
+        _replace(fname, python, native_fn)
 
 
 def load_now() -> bool:

@@ -155,8 +155,13 @@ def _extreme(op: Op, x: Array, axis: Axis, keepdims: bool) -> Array:
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating-point input); NaN for an empty reduction."""
-    if axis is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        return _reduce_all(Op.MEAN, x, keepdims)
+    if type(x) is Array and x._node.dtype in _OWN_FLOATING:
+        if axis is None:
+            return _reduce_all(Op.MEAN, x, keepdims)
+        if type(axis) is int:
+            out = _reduce_one(Op.MEAN, x, axis, keepdims)
+            if out is not None:
+                return out
     _numeric(x, "mean", "floating")
     return reduce(Op.MEAN, x, axis, keepdims, x.dtype, "mean")
 
