@@ -406,6 +406,9 @@ MAX_LEAVES = 32
 EPOCH = 0
 _IDS: dict = {}  # structure -> id; cleared when full (ids are never reused)
 _MAX_IDS = 1 << 16
+# ids made in the recording fast paths' tables (``id_table``), counted with _IDS's
+# entries towards the limit: one word, which the native recording increments too
+TABLE_IDS = np.zeros(1, dtype=np.int64)
 _next_id = itertools.count(1).__next__
 
 
@@ -416,7 +419,7 @@ def structure_id(part: tuple):
     except TypeError:
         return None
     if i is None:
-        if len(_IDS) >= _MAX_IDS:
+        if len(_IDS) + int(TABLE_IDS[0]) >= _MAX_IDS:
             clear_ids()
         i = _IDS.setdefault(part, _next_id())
     return i
@@ -562,15 +565,16 @@ _TABLES: list = []
 
 def new_id(table: dict, key) -> int:
     """The id of ``key`` in ``table`` (an ``id_table``), made on a miss."""
-    if len(_IDS) >= _MAX_IDS:
+    if len(_IDS) + int(TABLE_IDS[0]) >= _MAX_IDS:
         clear_ids()
     i = table.setdefault(key, _next_id())
-    _IDS[(id(table), key)] = i  # counts towards the limit
+    TABLE_IDS[0] += 1
     return i
 
 
 def clear_ids() -> None:
     _IDS.clear()
+    TABLE_IDS[0] = 0
     _BUFFER_IDS.clear()
     for t in _TABLES:
         t.clear()

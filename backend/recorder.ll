@@ -17,7 +17,6 @@ declare void @PyObject_GC_UnTrack(ptr)
 declare ptr @PyLong_FromLongLong(i64)
 declare ptr @PyList_New(i64)
 declare i64 @PyDict_Size(ptr)
-declare ptr @PyLong_FromVoidPtr(ptr)
 declare i32 @PyList_Append(ptr, ptr)
 declare {i64, i1} @llvm.smul.with.overflow.i64(i64, i64)
 
@@ -252,12 +251,15 @@ miss_:
   %haserr = icmp ne ptr %err, null
   br i1 %haserr, label %fail, label %new
 new:
-  ; ir.new_id: the next id, in the table and in ir._IDS under (id(table), key) (which
-  ; counts towards its limit); the Python function when the limit is reached (it clears)
+  ; ir.new_id: the next id, in the table and counted in ir.TABLE_IDS (towards the limit
+  ; of ir._IDS); the Python function when the limit is reached (it clears)
   %all = call ptr @w(ptr %ctx, i64 $C_STRUCT_IDS$)
   %size = call i64 @PyDict_Size(ptr %all)
+  %cp = call ptr @w(ptr %ctx, i64 $C_TABLE_IDS$)
+  %made = load i64, ptr %cp
+  %total = add i64 %size, %made
   %max = call i64 @wi(ptr %ctx, i64 $C_MAX_IDS$)
-  %full = icmp sge i64 %size, %max
+  %full = icmp sge i64 %total, %max
   br i1 %full, label %python, label %next
 python:
   %fn = call ptr @w(ptr %ctx, i64 $C_NEW_ID$)
@@ -271,22 +273,10 @@ next:
 put:
   %p1 = call i32 @PyDict_SetItem(ptr %ids, ptr %key, ptr %ni)
   %e1 = icmp slt i32 %p1, 0
-  br i1 %e1, label %faili, label %named
-named:
-  %tableid = call ptr @PyLong_FromVoidPtr(ptr %ids)
-  %notid = icmp eq ptr %tableid, null
-  br i1 %notid, label %faili, label %pair
-pair:
-  %tk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %tableid, ptr %key)
-  call void @Py_DecRef(ptr %tableid)
-  %notk = icmp eq ptr %tk, null
-  br i1 %notk, label %faili, label %count
-count:
-  %p2 = call i32 @PyDict_SetItem(ptr %all, ptr %tk, ptr %ni)
-  call void @Py_DecRef(ptr %tk)
-  %e2 = icmp slt i32 %p2, 0
-  br i1 %e2, label %faili, label %done
+  br i1 %e1, label %faili, label %done
 done:
+  %made1 = add i64 %made, 1
+  store i64 %made1, ptr %cp
   ret ptr %ni
 faili:
   call void @Py_DecRef(ptr %ni)

@@ -62,8 +62,9 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # a step's front door called directly (_steps.Direct): its type and slots, the name
  # "door", dispatch.FALLBACK
  C_DIRECT_T, C_D_RUNNER, C_D_INPUTS, C_D_SCALARS, C_D_KINDS, C_DOOR_NAME, C_DOOR_FALLBACK,
- # ir.new_id natively: the id counter's __next__ and the limit of ir._IDS
- C_NEXT_ID, C_MAX_IDS,
+ # ir.new_id natively: the id counter's __next__, the limit of ir._IDS, the address of
+ # ir.TABLE_IDS
+ C_NEXT_ID, C_MAX_IDS, C_TABLE_IDS,
  # fused regions (backend/fuse.ll): the building blocks' table and the function that
  # fills it, the largest graph planned (0: none), numpy.ndarray and numpy.empty,
  # ir._BUFFER_IDS and ir.leaf_id, Op.DATA, the float64 and int64 dtypes, the address of
@@ -73,7 +74,7 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # _array_object.record natively (RECORD, backend/record.ll): Op.PLACEHOLDER (left to
  # the Python function); binary ops broadcasting their operands: Op.BROADCAST_TO
  C_PLACEHOLDER_OP, C_BROADCAST_OP,
- C_WORDS) = range(73)
+ C_WORDS) = range(74)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
 # elements of a block, a register's bytes (a block of complex128)
@@ -98,8 +99,7 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append",
        "PySet_New", "PySet_Add", "PySet_Contains", "PyMem_Realloc", "PyMem_Free",
        "PyErr_NoMemory", "PyDict_SetItem", "PyObject_GetAttr", "PyBytes_FromStringAndSize",
-       "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
-       "PyLong_FromVoidPtr")
+       "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size")
 
 
 def unit() -> native.Unit:

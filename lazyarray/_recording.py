@@ -225,13 +225,14 @@ def _common():
                    (recorder.C_BROADCAST_OP, ir.Op.BROADCAST_TO)):
         words[w] = id(obj)
     words[recorder.C_MAX_IDS] = ir._MAX_IDS
+    words[recorder.C_TABLE_IDS] = ir.TABLE_IDS.ctypes.data
     words[recorder.C_WHERE] = where_words.ctypes.data
     words[recorder.C_DTYPES] = table_words.ctypes.data
     words[recorder.C_N_DTYPES] = len(dtypes)
     words[recorder.C_MAX_LEAVES] = ir.MAX_LEAVES
     words[recorder.C_EXACT] = _EXACT_INT
     keep = (where, where_words, dtypes, scalar_ids, table_words, append, ir.NEVER, ir_dict,
-            _EPOCH, _TAGS, ir._IDS, ir.structure_id, track, ir._next_id)
+            _EPOCH, _TAGS, ir._IDS, ir.structure_id, track, ir._next_id, ir.TABLE_IDS)
     return words, keep
 
 

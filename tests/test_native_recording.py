@@ -329,14 +329,15 @@ def test_new_ids_are_made_as_ir_new_id_makes_them():
     table = _recording._PYTHON["multiply"]._recording_binary[2]
     x = xp.asarray(np.linspace(0, 1, 37))
     y = x * 0.5
-    key = next(k for k, v in table.items() if v == y._node.sig[0])
-    assert ir._IDS[(id(table), key)] == y._node.sig[0]
+    assert y._node.sig[0] in table.values()
+    made = int(ir.TABLE_IDS[0])
+    w = (x - 0.125) / x  # two new table ids, counted towards the limit
+    assert int(ir.TABLE_IDS[0]) == made + 2 and w._node.sig[0] > y._node.sig[0]
     # at the limit, the Python function clears the tables first (ids are never reused)
-    for k in range(ir._MAX_IDS - len(ir._IDS)):
-        ir._IDS[("filler", k)] = -1
+    ir.TABLE_IDS[0] = ir._MAX_IDS - len(ir._IDS)
     z = (x * 0.25) * x
-    assert len(ir._IDS) < 10 and z._node.sig[0] > y._node.sig[0]
-    assert ir._IDS[(id(table), next(k for k, v in table.items() if v == z._node.sig[0]))]
+    assert len(ir._IDS) < 10 and int(ir.TABLE_IDS[0]) <= 2 and z._node.sig[0] > w._node.sig[0]
+    assert z._node.sig[0] in _recording._PYTHON["multiply"]._recording_binary[2].values()
     np.testing.assert_allclose(np.asarray(z), np.linspace(0, 1, 37) ** 2 * 0.25)
 
 
