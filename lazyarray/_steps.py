@@ -68,10 +68,15 @@ def enabled() -> bool:
     """Steps are on unless ``LAZYARRAY_STEPS`` is 0 or a tier is forced, once the building
     blocks' bundle is loaded (on a new machine, each step's missing building block would
     be a quick compile of its own, where a whole program compiles them as one)."""
+    if threads.none_set(_SWITCHES):  # (every evaluation of a new structure asks)
+        return library.bundle_loaded()
     if threads.switched_off("LAZYARRAY_STEPS"):
         return False
     tier = threads.env("LAZYARRAY_TIER")
     return (not tier or tier.strip().lower() in ("", "auto")) and library.bundle_loaded()
+
+
+_SWITCHES = ("LAZYARRAY_STEPS", "LAZYARRAY_TIER")
 
 
 # The choice, in microseconds of Python (measured on the benchmark machine): a step whose
