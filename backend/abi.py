@@ -118,3 +118,14 @@ class MethodDef(ctypes.Structure):
     (backend/dispatch.py's front doors, backend/recorder.py's operators)."""
     _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p), ("flags", ctypes.c_int),
                 ("doc", ctypes.c_char_p)]
+
+
+def c_api(name: str, restype, *argtypes):
+    """CPython's C function ``name`` with this prototype, as a callable of its own (the
+    GIL held, a Python error raised).  Never set ``restype``/``argtypes`` on
+    ``ctypes.pythonapi.<name>`` instead: that object is shared by the whole process, so
+    two callers with different prototypes (this package's front doors and operators, or
+    another library) change each other's calls: a module name passed as a pointer to a
+    temporary made functions whose module was freed memory, which the collector then
+    read (a segmentation fault in about 2% of test runs)."""
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))

@@ -57,10 +57,8 @@ def _array_empty() -> Optional[int]:
         return None
     from numpy._core import _multiarray_umath as mu
     cap = ctypes.py_object(mu._ARRAY_API)
-    name = ctypes.pythonapi.PyCapsule_GetName
-    name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    name = abi.c_api("PyCapsule_GetName", ctypes.c_char_p, ctypes.py_object)
+    get = abi.c_api("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
     table = get(cap.value, name(cap.value))
     return ctypes.c_void_p.from_address(table + 8 * int(m.group(1))).value if table else None
 
@@ -73,10 +71,8 @@ class _Trampolines:
         self.empty = _array_empty()
         self.lock = threading.Lock()
         self.defs: dict = {}  # signature -> its method definition (loaded for good)
-        new = ctypes.pythonapi.PyCFunction_NewEx
-        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.py_object,
-                                                       ctypes.c_void_p]
-        self.new = new
+        self.new = abi.c_api("PyCFunction_NewEx", ctypes.py_object, ctypes.c_void_p,
+                             ctypes.py_object, ctypes.c_void_p)
 
     def method_def(self, sig: tuple, on_ready: Callable,
                    disk: bool = False) -> Optional[abi.MethodDef]:

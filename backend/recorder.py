@@ -182,13 +182,10 @@ class Recorder:
         self.fn = addresses[1]
         self.stubs = list(addresses[2:])
         self.keep: list = []  # contexts and method definitions: for the process's life
-        new_method = ctypes.pythonapi.PyDescr_NewMethod
-        new_method.restype, new_method.argtypes = ctypes.py_object, [ctypes.py_object,
-                                                                     ctypes.c_void_p]
-        new_fn = ctypes.pythonapi.PyCFunction_NewEx
-        new_fn.restype, new_fn.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.py_object,
-                                                             ctypes.py_object]
-        self._new_method, self._new_fn = new_method, new_fn
+        self._new_method = abi.c_api("PyDescr_NewMethod", ctypes.py_object, ctypes.py_object,
+                                     ctypes.c_void_p)
+        self._new_fn = abi.c_api("PyCFunction_NewEx", ctypes.py_object, ctypes.c_void_p,
+                                 ctypes.py_object, ctypes.py_object)
 
     def method(self, cls: type, name: str, doc: str, words: list, keep: tuple):
         """A method descriptor of ``cls`` running the context ``words`` (``keep``: the
