@@ -450,3 +450,25 @@ def test_operands_with_several_leaves_each_merge_as_python_does():
     assert (wide + chain(list(range(30, 50))))._node.sig is None
     got = (x + y)._node.sig[1]
     assert [v for v in got] == [vals[i]._node.value for i in (1, 2, 3, 5, 4)]
+
+
+def test_native_functions_are_made_whatever_prototype_others_set_on_ctypes():
+    """The unit's functions are made through prototypes of their own (abi.c_api): a
+    prototype another caller sets on the shared ``ctypes.pythonapi.PyCFunction_NewEx``
+    (as the front doors once did: the module then passed as a pointer to a temporary,
+    freed memory the collector read) changes nothing."""
+    import ctypes
+    from lazyarray.backend import recorder
+    shared = ctypes.pythonapi.PyCFunction_NewEx
+    before = shared.restype, shared.argtypes
+    shared.restype, shared.argtypes = ctypes.c_void_p, [ctypes.c_void_p] * 3
+    try:
+        rec = _recording._state["recorder"]
+        ctx = recorder.context([0] * recorder.C_WORDS)
+        name = "lazyarray.probe_" + "module"  # (a new string: freed if not held)
+        fn = rec.function("probe", "probe()\n--\n\n", name, (ctx,))
+        del name
+        gc.collect()
+        assert fn.__module__ == "lazyarray.probe_module" and fn.__name__ == "probe"
+    finally:
+        shared.restype, shared.argtypes = before
