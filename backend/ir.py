@@ -593,9 +593,11 @@ def derived_signature(table: dict, key, sig):
     return (i, sig[1], e if e != NEVER else EPOCH)
 
 
-def evaluated(node: Node, value: Any, leaf: Any = None) -> None:
+def evaluated(node: Node, value: Any, leaf: Any = None, inside: bool = True) -> None:
     """Give a computed node its value: from here on it is a leaf (``leaf``: its
-    ``leaf_id`` when the caller knows it).
+    ``leaf_id`` when the caller knows it).  ``EPOCH`` grows, so that every signature
+    recorded before is stale, unless the caller knows that no node holds this one
+    (``inside`` False: no recorded graph has it inside, so none is changed).
 
     Its sources are dropped, so the history below a value is freed once nobody else
     holds it (a loop's state would otherwise keep every earlier iteration alive).
@@ -606,7 +608,8 @@ def evaluated(node: Node, value: Any, leaf: Any = None) -> None:
     node.value = value
     node.sig = (leaf or leaf_id(node.op, node.dtype, node.shape), (value,), NEVER)
     node.srcs = ()
-    EPOCH += 1
+    if inside:
+        EPOCH += 1
 
 
 def toposort(outputs: Iterable[Node]) -> list[Node]:

@@ -156,6 +156,7 @@ class Array:
             raise TypeError(f"{what} needs a 0-d array, got shape {self.shape}")
         v = n.value
         if v is None or n.op is Op.SCALAR:
+            n = None  # (materialize tells a node only its Array holds by its references)
             v = (_materialize_fn or _materialize())([self], what)[0]
         return v
 
@@ -174,6 +175,7 @@ class Array:
             return float(v)
         if n.dtype in dt.COMPLEX_FLOATING:
             raise TypeError("float() of a complex array is not defined; use real() first")
+        n = None  # (see _scalar)
         return float(self._scalar("float()"))
 
     def __complex__(self) -> complex:

@@ -82,14 +82,31 @@ def materialize(arrays: Sequence[Array], what: str = "evaluate()") -> list:
     The program also computes the arrays' siblings (``_live``: the state a loop
     updated before reading its loss), unless that fails: then they stay lazy."""
     roots = [a._node for a in arrays]
-    _compute(roots, _live.candidates(roots) if _live.RECENT else (), what)
+    # one target that only its Array holds (no node of any graph does: it is inside no
+    # other graph) leaves every other signature current when it gets its value: the next
+    # array read then finds its program by signature, without a walk
+    alone = len(roots) == 1 and sys.getrefcount(roots[0]) <= _ALONE
+    _compute(roots, _live.candidates(roots) if _live.RECENT else (), what, alone)
     return [a._node.value for a in arrays]
 
 
-def _compute(roots: list, maybe: Sequence, what: str) -> None:
+def _alone() -> int:
+    """References ``materialize`` counts for a target held by its Array only (the
+    Array's, the list's, getrefcount's argument: measured, since Python versions
+    differ)."""
+    holder = Array._new(Node(Op.DATA, dt.float64, (), (), None, 0.0, None))
+    roots = [holder._node]
+    return sys.getrefcount(roots[0])
+
+
+_ALONE = _alone()
+
+
+def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False) -> None:
     """Give the nodes ``roots`` their values, and those of ``maybe`` (``_live``
     candidates) that turn out to be siblings: by a signature's program if one ran
-    before, else through a walk."""
+    before, else through a walk.  ``alone``: the one root is inside no other graph
+    (``materialize``): its value alone leaves other signatures current."""
     keyed = roots + list(maybe)
     steps = True
     if maybe:  # known with these candidates, or walked to tell which are siblings
@@ -98,7 +115,7 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
                 return
         except Exception:  # a sibling's error is raised when it is evaluated itself
             return _compute(roots, (), what)
-    elif _run_known(roots):
+    elif _run_known(roots, alone):
         return
     elif len(roots) == 1:  # a new structure's steps, if they are all known: no walk
         done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature, _compute_one, what)
@@ -137,8 +154,9 @@ def _compute(roots: list, maybe: Sequence, what: str) -> None:
         nodes, values = walk or (None, None)
         if not live and nodes is not None:
             _remember(keyed, pending, runner, nodes, values)
+        inside = not (alone and not live and len(pending) == 1 and pending[0] is roots[0])
         for n, v in zip(pending + [nodes[i] for i in live], outs):
-            ir.evaluated(n, v)
+            ir.evaluated(n, v, None, inside)
 
 
 _STEPS = object()  # _plan's runner when the graph was evaluated in steps (_steps.py)
@@ -148,16 +166,17 @@ def _compute_one(roots: list, what: str) -> None:
     _compute(roots, (), what)
 
 
-def _run_known(roots: list) -> bool:
+def _run_known(roots: list, alone: bool = False) -> bool:
     """Run the program remembered for the structure of ``roots`` (``_remember``), if
-    there is one and they are all unevaluated; False when there is none."""
+    there is one and they are all unevaluated; False when there is none.  ``alone``: see
+    ``_compute``."""
     if len(roots) == 1:
         n = roots[0]
         sig = n.sig
         if sig is not None and sig[2] == ir.EPOCH and n.value is None:
             fast = PROGRAMS.by_signature.get(sig[0])
             if fast is not None:  # a graph of this structure ran before: no walk
-                ir.evaluated(n, fast[0](sig[1]), fast[1])
+                ir.evaluated(n, fast[0](sig[1]), fast[1], not alone)
                 return True
         return False
     joint = _joint_signature(roots)

@@ -181,3 +181,30 @@ def test_merge_leaves_matches_the_plain_merge():
         kinds.add((len(leaves), len(more), got[1] is None))
     assert any(none for _, _, none in kinds)  # past MAX_LEAVES was met
     assert {(1, k) for k in range(2, 6)} <= {(n, k) for n, k, _ in kinds}
+
+
+def test_reading_one_array_leaves_unrelated_signatures_current():
+    """A target only its Array holds is inside no other graph: its value leaves other
+    graphs' signatures current, so the next read finds its program by signature (no
+    walk: the cache's hit counter stays); a node another graph reads does not."""
+    v = xp.asarray(np.linspace(0.1, 1.0, 50))
+    w = xp.asarray(np.linspace(1.0, 2.0, 50))
+
+    def pair():
+        return xp.sum(v * 2.0 + 1.0), xp.sum(w * w - 3.0)
+    for _ in range(3):  # both structures known by signature
+        a, b = pair()
+        float(a), float(b)
+    a, b = pair()
+    hits, epoch = xp.compile_cache_info().hits, ir.EPOCH
+    assert float(a) == pytest.approx(float(np.sum(np.linspace(0.1, 1.0, 50) * 2.0 + 1.0)))
+    assert ir.EPOCH == epoch and b._node.sig[2] == ir.EPOCH
+    assert float(b) == pytest.approx(float(np.sum(np.linspace(1.0, 2.0, 50) ** 2 - 3.0)))
+    assert xp.compile_cache_info().hits == hits
+    # a node that another recorded graph reads: its value makes that graph's signature
+    # stale (the graph would otherwise compute it again from its leaves)
+    s = xp.sum(v * 2.0 + 1.0)
+    t = s * 3.0
+    float(s)
+    assert t._node.sig[2] != ir.EPOCH
+    assert float(t) == pytest.approx(3.0 * float(s))
