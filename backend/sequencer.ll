@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources 87887fbf8dc54780f91b785e054d43ae8cdbe8441a0e3d77dcf9a5efd1b08b52
+; lazyarray sequencer, sources 02462f04444bae272f3dd82ffcf7adfd9682568ed521010d6ba597fadb1fee58
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""
