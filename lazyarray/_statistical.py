@@ -110,16 +110,24 @@ def _reduce_one(op: Op, x: Array, axis: int, keepdims: bool):
     return record(op, node.dtype, out, (node,), ((axis,), keepdims))
 
 
+def _fast(op: Op, x, axis: Axis, keepdims: bool, own: frozenset) -> Optional[Array]:
+    """``reduce(op, x, axis, keepdims, x.dtype)`` for an Array of a dtype in ``own``
+    (the checks the general path makes would pass) over every axis or one int axis in
+    range; None for anything else (the general path decides, or raises)."""
+    if type(x) is Array and x._node.dtype in own:
+        if axis is None:
+            return _reduce_all(op, x, keepdims)
+        if type(axis) is int:
+            return _reduce_one(op, x, axis, keepdims)
+    return None
+
+
 def sum(x: Array, /, *, axis: Axis = None, dtype: Optional[dt.DType] = None,  # noqa: A001
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in int64/uint64 unless ``dtype`` says otherwise."""
-    if dtype is None and type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        if axis is None:
-            return _reduce_all(Op.SUM, x, keepdims)
-        if type(axis) is int:
-            out = _reduce_one(Op.SUM, x, axis, keepdims)
-            if out is not None:
-                return out
+    out = _fast(Op.SUM, x, axis, keepdims, _OWN_FLOATING) if dtype is None else None
+    if out is not None:
+        return out
     _numeric(x, "sum", "numeric")
     return reduce(Op.SUM, x, axis, keepdims, _accumulator_dtype(x, dtype, "sum"), "sum")
 
@@ -142,26 +150,18 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
 
 
 def _extreme(op: Op, x: Array, axis: Axis, keepdims: bool) -> Array:
-    if type(x) is Array and x._node.dtype in _OWN_REAL:
-        if axis is None:
-            return _reduce_all(op, x, keepdims)
-        if type(axis) is int:
-            out = _reduce_one(op, x, axis, keepdims)
-            if out is not None:
-                return out
+    out = _fast(op, x, axis, keepdims, _OWN_REAL)
+    if out is not None:
+        return out
     _numeric(x, op.value)
     return reduce(op, x, axis, keepdims, x.dtype, op.value)
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating-point input); NaN for an empty reduction."""
-    if type(x) is Array and x._node.dtype in _OWN_FLOATING:
-        if axis is None:
-            return _reduce_all(Op.MEAN, x, keepdims)
-        if type(axis) is int:
-            out = _reduce_one(Op.MEAN, x, axis, keepdims)
-            if out is not None:
-                return out
+    out = _fast(Op.MEAN, x, axis, keepdims, _OWN_FLOATING)
+    if out is not None:
+        return out
     _numeric(x, "mean", "floating")
     return reduce(Op.MEAN, x, axis, keepdims, x.dtype, "mean")
 
