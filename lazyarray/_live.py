@@ -227,9 +227,11 @@ def candidates(targets: list) -> list:
     reads, largest = set(), max(_size(t.shape) for t in targets)
     for t in targets:
         if t.sig is not None:
-            leaves = t.sig[1]
-            reads.update(map(id, leaves))
-            largest = max([largest] + [v.size for v in leaves if type(v) is np.ndarray])
+            arrays = [v for v in t.sig[1] if type(v) is np.ndarray]
+            # (array leaves only: two graphs that share nothing but a Python float, a
+            # constant of the same function, share no computed node)
+            reads.update(map(id, arrays))
+            largest = max([largest] + [v.size for v in arrays])
     return [n for n in found if n not in targets and 0 < _size(n.shape) <= largest
             and not reads.isdisjoint(map(id, n.sig[1]))]
 

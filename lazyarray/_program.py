@@ -118,8 +118,11 @@ def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False) -> No
     elif _run_known(roots, alone):
         return
     elif len(roots) == 1:  # a new structure's steps, if they are all known: no walk
+        epoch = ir.EPOCH
         done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature, _compute_one, what)
         if done:
+            if alone:
+                _quiet(epoch)
             return
         steps = done is False
     pending = []
@@ -160,6 +163,19 @@ def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False) -> No
 
 
 _STEPS = object()  # _plan's runner when the graph was evaluated in steps (_steps.py)
+
+
+def _quiet(epoch: int) -> None:
+    """Steps that gave a value to their root alone (``alone``: no node holds it), which
+    grew ``ir.EPOCH`` by one from ``epoch``: the epoch it had, as ``ir.evaluated(...,
+    inside=False)`` leaves it (the native steps grow it for every node they evaluate).
+    Any other evaluation meanwhile (an intermediate, another thread's) made it grow more,
+    and it stays.  (A signature another thread made at the grown epoch meanwhile is
+    current again only once the epoch grows back: until then it walks; after, its program
+    recomputes what it reads from its own leaves, and ``_remember`` admits no walked
+    program whose inputs are not among them.)"""
+    if ir.EPOCH == epoch + 1:
+        ir.EPOCH = epoch
 
 
 def _compute_one(roots: list, what: str) -> None:

@@ -208,3 +208,28 @@ def test_reading_one_array_leaves_unrelated_signatures_current():
     float(s)
     assert t._node.sig[2] != ir.EPOCH
     assert float(t) == pytest.approx(3.0 * float(s))
+
+
+def test_a_new_structure_read_alone_leaves_other_signatures_current():
+    """Steps that give a value to their root only (an elementwise chain, fused) leave
+    the epoch as it was when nothing else holds the root; and an array sharing nothing
+    with the target but a Python float (a constant of the same code) is no sibling
+    candidate, so its own read finds its signature current."""
+    from lazyarray import _live
+    v = xp.asarray(np.linspace(0.1, 1.0, 40))
+    w = xp.asarray(np.linspace(1.0, 2.0, 40))
+    for k in range(3):  # a new structure each round (the slices' lengths)
+        scale = 0.25 + k
+        a = ((v * 0.75 + scale) * v)[: 40 - k]
+        b = (w * 0.75 - w)[: 39 - k]
+        assert _live.candidates([a._node]) == []
+        _live.RECENT.append(weakref.ref(b))  # (candidates emptied it)
+        epoch = ir.EPOCH
+        got = np.asarray(a)
+        np.testing.assert_allclose(got, ((np.linspace(0.1, 1.0, 40) * 0.75 + scale)
+                                         * np.linspace(0.1, 1.0, 40))[: 40 - k])
+        assert b._node.sig[2] == ir.EPOCH
+        if k == 0:
+            assert ir.EPOCH == epoch
+        np.testing.assert_allclose(np.asarray(b), (np.linspace(1.0, 2.0, 40) * 0.75
+                                                   - np.linspace(1.0, 2.0, 40))[: 39 - k])
