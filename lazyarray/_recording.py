@@ -97,9 +97,11 @@ def install(addresses) -> None:
             _PYTHON[name] = fn
             setattr(Array, name, method)
             done.append(name)
-        done += _functions(rec, common)
+        natives: dict = {}  # name -> (the Python function, the native one)
+        done += _functions(rec, common, natives)
         _state["installed"] = done
-        _record(rec, common)
+        _record(rec, common, natives)
+        _replace(natives)
         steps = _steps_words(common)
         if steps is not None:
             words, keep = steps
@@ -120,9 +122,10 @@ class _Holder(tuple):
         return (importlib.import_module, (_PACKAGE,))
 
 
-def _functions(rec, common) -> list:
-    """The package's elementwise functions with a fast path, replaced by native ones,
-    in the package and in the front-end modules that use them (var's subtract)."""
+def _functions(rec, common, natives: dict) -> list:
+    """The package's elementwise functions with a fast path: native ones made for them
+    (into ``natives``, which ``_replace`` binds in the package and in the front-end
+    modules that use them: var's subtract)."""
     pkg = sys.modules.get(_PACKAGE)
     done = []
     for name, fn in list(vars(_elementwise).items()):
@@ -140,25 +143,29 @@ def _functions(rec, common) -> list:
         doc = f"{name}($module, {params}, /)\n--\n\n{fn.__doc__ or ''}"
         native_fn = rec.function(name, doc, _PACKAGE, _Holder((recorder.context(words), keep)))
         _PYTHON[name] = fn
-        _replace(name, fn, native_fn)
+        natives[name] = (fn, native_fn)
         done.append(name)
     return done
 
 
-def _replace(name: str, python, native_fn) -> None:
-    """Bind ``name`` to ``native_fn`` in the package and in every front-end module where
-    it is ``python`` (a module imported later imports the native one)."""
+def _replace(natives: dict) -> None:
+    """Bind each name of ``natives`` (name -> (Python function, native function)) to its
+    native function in the package and in every front-end module where it is the Python
+    one, in one pass over the modules (a module imported later imports the native one)."""
     for mod_name, module in list(sys.modules.items()):
-        if (mod_name == _PACKAGE or mod_name.startswith(_PACKAGE + ".")) and \
-                vars(module).get(name) is python:
-            setattr(module, name, native_fn)
+        if mod_name != _PACKAGE and not mod_name.startswith(_PACKAGE + "."):
+            continue
+        names = vars(module)
+        for name, (python, native_fn) in natives.items():
+            if names.get(name) is python:
+                setattr(module, name, native_fn)
 
 
-def _record(rec, common) -> None:
-    """``_array_object.record``, ``node`` and ``signature``, replaced by native ones
-    (backend/record.ll) in every front-end module that imported them: the ops the
-    Python code records (views, reductions, matrix products...) make their node,
-    signature and Array without Python, and several outputs find their joint program."""
+def _record(rec, common, natives: dict) -> None:
+    """Native ``_array_object.record``, ``node`` and ``signature`` (backend/record.ll),
+    into ``natives`` (see ``_replace``): the ops the Python code records (views,
+    reductions, matrix products...) make their node, signature and Array without Python,
+    and several outputs find their joint program."""
     for fname, kind in (("record", recorder.RECORD), ("node", recorder.NODE),
                         ("signature", recorder.SIGNATURE)):
         python = getattr(_array_object, fname)
@@ -167,7 +174,7 @@ def _record(rec, common) -> None:
         native_fn = rec.function(fname, doc, _array_object.__name__,
                                  _Holder((recorder.context(words), keep)))
         _PYTHON[fname] = python
-        _replace(fname, python, native_fn)
+        natives[fname] = (python, native_fn)
 
 
 def load_now() -> bool:
@@ -249,7 +256,7 @@ def _steps_words(common) -> Optional[tuple]:
     (words[recorder.C_D_RUNNER], words[recorder.C_D_INPUTS], words[recorder.C_D_SCALARS],
      words[recorder.C_D_KINDS]) = offsets
     named = ((recorder.C_VIEWS, _steps.VIEW_OPS), (recorder.C_SIGN, _steps._sign),
-             (recorder.C_SIGNATURE, ir.signature), (recorder.C_FIRST, _steps.first_step),
+             (recorder.C_FIRST, _steps.first_step),
              (recorder.C_DICT_T, dict), (recorder.C_FALLBACK, _steps.native_fallback),
              (recorder.C_DIRECT_T, _steps.Direct), (recorder.C_DOOR_NAME, _DOOR),
              (recorder.C_DOOR_FALLBACK, dispatch.FALLBACK))

@@ -72,8 +72,8 @@ def enabled() -> bool:
         return library.bundle_loaded()
     if threads.switched_off("LAZYARRAY_STEPS"):
         return False
-    tier = threads.env("LAZYARRAY_TIER")
-    return (not tier or tier.strip().lower() in ("", "auto")) and library.bundle_loaded()
+    return threads.env("LAZYARRAY_TIER").strip().lower() in ("", "auto") and \
+        library.bundle_loaded()
 
 
 _SWITCHES = ("LAZYARRAY_STEPS", "LAZYARRAY_TIER")
