@@ -8,24 +8,11 @@
 define internal ptr @lz_part_sig(ptr %ctx, ptr %part, ptr %leaves, ptr %e) {
 entry:
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
-  %ids = call ptr @w(ptr %ctx, i64 $C_STRUCT_IDS$)
-  %hit = call ptr @PyDict_GetItemWithError(ptr %ids, ptr %part)
-  %miss = icmp eq ptr %hit, null
-  br i1 %miss, label %missed, label %found
-found:
-  call void @Py_IncRef(ptr %hit)
-  br label %haveid
-missed:
-  ; a new part, or one that cannot be hashed: ir.structure_id decides (it makes the id,
-  ; clears the tables when full, and gives None for an unhashable part as it does)
-  call void @PyErr_Clear()
-  %fn = call ptr @w(ptr %ctx, i64 $C_STRUCTURE_ID$)
-  %made = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %part, ptr null)
-  %nomade = icmp eq ptr %made, null
-  br i1 %nomade, label %failpart, label %haveid
-haveid:
-  %id = phi ptr [%hit, %found], [%made, %missed]
+  %id = call ptr @lz_sid(ptr %ctx, ptr %part)  ; (backend/steps.ll)
   call void @Py_DecRef(ptr %part)
+  %noid = icmp eq ptr %id, null
+  br i1 %noid, label %fail, label %haveid
+haveid:
   %idnone = icmp eq ptr %id, %none
   br i1 %idnone, label %nosig, label %epoch
 nosig:
@@ -40,9 +27,8 @@ pack:
   ret ptr %sig
 failid:
   call void @Py_DecRef(ptr %id)
-  ret ptr null
-failpart:
-  call void @Py_DecRef(ptr %part)
+  br label %fail
+fail:
   ret ptr null
 }
 
@@ -127,33 +113,13 @@ go:
   %kb = call ptr @item(ptr %sb, i64 0)
   %lb = call ptr @item(ptr %sb, i64 1)
   %eb = call ptr @item(ptr %sb, i64 2)
-  %same = icmp eq ptr %la, %lb
-  br i1 %same, label %shared, label %merge
-shared:
-  call void @Py_IncRef(ptr %la)
-  call void @Py_IncRef(ptr %kb)
-  br label %keyed
-merge:
-  %st = call i32 @lz_merge(ptr %ctx, ptr %la, ptr %lb, ptr %out)
-  %merr = icmp slt i32 %st, 0
-  br i1 %merr, label %fail, label %merged
-merged:
-  %mnone = icmp eq i32 %st, 0
-  br i1 %mnone, label %nosig, label %where
-where:
-  %ml = load ptr, ptr %out
-  %wp = getelementptr ptr, ptr %out, i64 1
-  %mw = load ptr, ptr %wp
-  %kw = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %kb, ptr %mw)
-  call void @Py_DecRef(ptr %mw)
-  %nokw = icmp eq ptr %kw, null
-  br i1 %nokw, label %failml, label %keyed
-failml:
-  call void @Py_DecRef(ptr %ml)
-  br label %fail
+  %st = call i32 @lz_join(ptr %ctx, ptr %la, ptr %lb, ptr %kb, ptr %out)
+  switch i32 %st, label %fail [i32 0, label %nosig
+                               i32 1, label %keyed]
 keyed:
-  %leaves = phi ptr [%la, %shared], [%ml, %where]
-  %k2 = phi ptr [%kb, %shared], [%kw, %where]
+  %leaves = load ptr, ptr %out
+  %kp = getelementptr ptr, ptr %out, i64 1
+  %k2 = load ptr, ptr %kp
   %part = call ptr (i64, ...) @PyTuple_Pack(i64 6, ptr %op, ptr %dtype, ptr %shape, ptr %arg, ptr %ka, ptr %k2)
   call void @Py_DecRef(ptr %k2)
   %nopart = icmp eq ptr %part, null
@@ -246,34 +212,24 @@ pick:
   %less = icmp eq i32 %lt, 1
   %ep2 = select i1 %less, ptr %e, ptr %epoch
   %first = icmp eq ptr %leaves, null
-  %same = icmp eq ptr %ls, %leaves
-  %plain = or i1 %first, %same
-  br i1 %plain, label %asis, label %merge
+  br i1 %first, label %asis, label %join
 asis:
   call void @Py_IncRef(ptr %ls)
-  call void @Py_DecRef(ptr %leaves)
   call void @Py_IncRef(ptr %k)
   br label %put
-merge:
-  %st = call i32 @lz_merge(ptr %ctx, ptr %leaves, ptr %ls, ptr %out)
+join:
+  %st = call i32 @lz_join(ptr %ctx, ptr %leaves, ptr %ls, ptr %k, ptr %out)
   switch i32 %st, label %fail [i32 0, label %nosig
-                               i32 1, label %merged]
-merged:
+                               i32 1, label %joined]
+joined:
+  call void @Py_DecRef(ptr %leaves)
   %ml = load ptr, ptr %out
   %wp = getelementptr ptr, ptr %out, i64 1
-  %mw = load ptr, ptr %wp
-  call void @Py_DecRef(ptr %leaves)
-  %kw = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k, ptr %mw)
-  call void @Py_DecRef(ptr %mw)
-  %nokw = icmp eq ptr %kw, null
-  br i1 %nokw, label %failml, label %put
-failml:
-  call void @Py_DecRef(ptr %ml)
-  call void @Py_DecRef(ptr %part)
-  br label %failheld
+  %kw = load ptr, ptr %wp
+  br label %put
 put:
-  %lv2 = phi ptr [%ls, %asis], [%ml, %merged]
-  %item = phi ptr [%k, %asis], [%kw, %merged]
+  %lv2 = phi ptr [%ls, %asis], [%ml, %joined]
+  %item = phi ptr [%k, %asis], [%kw, %joined]
   %io = add i64 %i, 4
   %io8 = mul i64 %io, 8
   %io1 = add i64 %io8, $TUPLE_ITEMS$

@@ -522,6 +522,42 @@ fail:
   ret i32 -1
 }
 
+; ---- ir.signature_of's step for one more source, whose leaves are %more and key %k,
+; after sources whose leaves are %lv: 1 with new references in %out (the leaves so far,
+; and %k as the structure part names it: itself where %more is %lv, else (%k, its
+; leaves' positions)), 0 past MAX_LEAVES (no signature), -1 on error
+define internal i32 @lz_join(ptr %ctx, ptr %lv, ptr %more, ptr %k, ptr %out) {
+entry:
+  %wp = getelementptr ptr, ptr %out, i64 1
+  %same = icmp eq ptr %more, %lv
+  br i1 %same, label %shared, label %merge
+shared:
+  call void @Py_IncRef(ptr %lv)
+  call void @Py_IncRef(ptr %k)
+  store ptr %lv, ptr %out
+  store ptr %k, ptr %wp
+  ret i32 1
+merge:
+  %st = call i32 @lz_merge(ptr %ctx, ptr %lv, ptr %more, ptr %out)
+  %ok = icmp eq i32 %st, 1
+  br i1 %ok, label %pair, label %done
+done:
+  ret i32 %st
+pair:
+  %mw = load ptr, ptr %wp
+  %kk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k, ptr %mw)
+  call void @Py_DecRef(ptr %mw)
+  %nokk = icmp eq ptr %kk, null
+  br i1 %nokk, label %fail, label %keyed
+keyed:
+  store ptr %kk, ptr %wp
+  ret i32 1
+fail:
+  %ml = load ptr, ptr %out
+  call void @Py_DecRef(ptr %ml)
+  ret i32 -1
+}
+
 ; ---- the signature of a two-source node (the inline ir.signature of the binary
 ; fast path): new reference
 define internal ptr @lz_sig2(ptr %ctx, ptr %s1, ptr %s2) {
@@ -544,33 +580,13 @@ go:
   %k2 = call ptr @item(ptr %s2, i64 0)
   %l2 = call ptr @item(ptr %s2, i64 1)
   %e2 = call ptr @item(ptr %s2, i64 2)
-  %same = icmp eq ptr %l2, %lv
-  br i1 %same, label %shared, label %merge
-shared:
-  call void @Py_IncRef(ptr %lv)
-  call void @Py_IncRef(ptr %k2)
-  br label %keyed
-merge:
-  %st = call i32 @lz_merge(ptr %ctx, ptr %lv, ptr %l2, ptr %out)
-  %merr = icmp slt i32 %st, 0
-  br i1 %merr, label %fail, label %merged
-merged:
-  %mnone = icmp eq i32 %st, 0
-  br i1 %mnone, label %nosig, label %pair
-pair:
-  %ml = load ptr, ptr %out
-  %wp = getelementptr ptr, ptr %out, i64 1
-  %mw = load ptr, ptr %wp
-  %kk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k2, ptr %mw)
-  call void @Py_DecRef(ptr %mw)
-  %nokk = icmp eq ptr %kk, null
-  br i1 %nokk, label %failml, label %keyed
-failml:
-  call void @Py_DecRef(ptr %ml)
-  br label %fail
+  %st = call i32 @lz_join(ptr %ctx, ptr %lv, ptr %l2, ptr %k2, ptr %out)
+  switch i32 %st, label %fail [i32 0, label %nosig
+                               i32 1, label %keyed]
 keyed:
-  %leaves = phi ptr [%lv, %shared], [%ml, %pair]
-  %kk2 = phi ptr [%k2, %shared], [%kk, %pair]
+  %leaves = load ptr, ptr %out
+  %kp = getelementptr ptr, ptr %out, i64 1
+  %kk2 = load ptr, ptr %kp
   %key = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k1, ptr %kk2)
   call void @Py_DecRef(ptr %kk2)
   %nokey = icmp eq ptr %key, null
@@ -1185,85 +1201,24 @@ snext:
   %p1 = phi i64 [%p, %skeyed], [%p2, %sput]
   %q1 = add i64 %q, 1
   br label %sloop
-; ---- the signature (ir.signature_of of one source: structure_id of the part)
+; ---- the node, with its signature as the recording makes it (backend/record.ll)
 sig:
-  %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
-  %ssig = call ptr @get(ptr %n, i64 %osig)
-  %signone = icmp eq ptr %ssig, %none
-  br i1 %signone, label %nosig, label %sigcheck
-sigcheck:
-  %sok = call i1 @triple(ptr %ctx, ptr %ssig)
-  br i1 %sok, label %part, label %nosig
-part:
-  call void @Py_IncRef(ptr %ssig)  ; (another thread's evaluation may replace it)
+  %src = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
+  %nosrc = icmp eq ptr %src, null
+  br i1 %nosrc, label %errorboth, label %signed
+signed:
+  call void @PyObject_GC_UnTrack(ptr %src)
   %op = call ptr @w(ptr %ctx, i64 $C_OP$)
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
   %dt = call ptr @get(ptr %n, i64 %od)
-  %k0 = call ptr @item(ptr %ssig, i64 0)
-  %pt = call ptr (i64, ...) @PyTuple_Pack(i64 5, ptr %op, ptr %dt, ptr %nsh, ptr %arg, ptr %k0)
-  %nopt = icmp eq ptr %pt, null
-  br i1 %nopt, label %errorssig, label %lookup
-lookup:
-  %sids = call ptr @w(ptr %ctx, i64 $C_STRUCT_IDS$)
-  %hit = call ptr @PyDict_GetItemWithError(ptr %sids, ptr %pt)
-  %miss = icmp eq ptr %hit, null
-  br i1 %miss, label %missed, label %found
-found:
-  call void @Py_IncRef(ptr %hit)
-  br label %gotid
-missed:
-  %lerr = call i1 @failed()
-  br i1 %lerr, label %errorpt, label %newid
-errorpt:
-  call void @Py_DecRef(ptr %pt)
-  br label %errorssig
-errorssig:
-  call void @Py_DecRef(ptr %ssig)
-  br label %errorboth
-newid:
-  %sfn = call ptr @w(ptr %ctx, i64 $C_STRUCTURE_ID$)
-  %made = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %sfn, ptr %pt, ptr null)
-  %nomade = icmp eq ptr %made, null
-  br i1 %nomade, label %errorpt, label %gotid
-gotid:
-  %id = phi ptr [%hit, %found], [%made, %newid]
-  call void @Py_DecRef(ptr %pt)
-  %idnone = icmp eq ptr %id, %none
-  br i1 %idnone, label %sigdone, label %epoch
-epoch:
-  %e = call ptr @item(ptr %ssig, i64 2)
-  %ep = call ptr @lz_epoch(ptr %ctx, ptr %e)
-  %noep = icmp eq ptr %ep, null
-  br i1 %noep, label %errorid, label %sigpack
-errorid:
-  call void @Py_DecRef(ptr %id)
-  br label %errorssig
-sigpack:
-  %lv = call ptr @item(ptr %ssig, i64 1)
-  %sg = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %id, ptr %lv, ptr %ep)
-  call void @Py_DecRef(ptr %id)
-  %nosg = icmp eq ptr %sg, null
-  br i1 %nosg, label %errorssig, label %sigdone
-nosig:
-  call void @Py_IncRef(ptr %none)
-  br label %sigdone
-sigdone:
-  ; (a None id is the new reference to None the signature takes)
-  %sigv = phi ptr [%id, %gotid], [%sg, %sigpack], [%none, %nosig]
-  %held = phi ptr [%ssig, %gotid], [%ssig, %sigpack], [null, %nosig]
-  call void @Py_DecRef(ptr %held)  ; (Py_DecRef takes NULL)
-  %src = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
-  %nosrc = icmp eq ptr %src, null
-  br i1 %nosrc, label %errorsig, label %node
-errorsig:
-  call void @Py_DecRef(ptr %sigv)
+  %sigv = call ptr @lz_record_sig(ptr %ctx, ptr %op, ptr %dt, ptr %nsh, ptr %src, ptr %arg)
+  %nosigv = icmp eq ptr %sigv, null
+  br i1 %nosigv, label %errorsrc, label %node
+errorsrc:
+  call void @Py_DecRef(ptr %src)
   br label %errorboth
 node:
-  call void @PyObject_GC_UnTrack(ptr %src)
-  %opn = call ptr @w(ptr %ctx, i64 $C_OP$)
-  %odn = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
-  %dtn = call ptr @get(ptr %n, i64 %odn)
-  %nd = call ptr @lz_node_arg(ptr %ctx, ptr %opn, ptr %dtn, ptr %nsh, ptr %src, ptr %arg, ptr %none, ptr %sigv)
+  %nd = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dt, ptr %nsh, ptr %src, ptr %arg, ptr %none, ptr %sigv)
   call void @Py_DecRef(ptr %nsh)
   call void @Py_DecRef(ptr %arg)
   %nond = icmp eq ptr %nd, null

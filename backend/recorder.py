@@ -57,8 +57,8 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  C_SLICE_T, C_LIST_T, C_S, C_I, C_ONE, C_STRUCT_IDS, C_STRUCTURE_ID, C_A_VIEW_OF, C_A_VIEWS,
  C_INDEX, C_TRACK,
  # steps (STEPS, backend/steps.ll): the view ops, the largest step, _steps._sign,
- # ir.signature, the first step's announcement, the dict type
- C_VIEWS, C_STEP_MAX, C_SIGN, C_SIGNATURE, C_FIRST, C_DICT_T,
+ # the first step's announcement, the dict type
+ C_VIEWS, C_STEP_MAX, C_SIGN, C_FIRST, C_DICT_T,
  # a step's front door called directly (_steps.Direct): its type and slots, the name
  # "door", dispatch.FALLBACK
  C_DIRECT_T, C_D_RUNNER, C_D_INPUTS, C_D_SCALARS, C_D_KINDS, C_DOOR_NAME, C_DOOR_FALLBACK,
@@ -74,7 +74,7 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # _array_object.record natively (RECORD, backend/record.ll): Op.PLACEHOLDER (left to
  # the Python function); binary ops broadcasting their operands: Op.BROADCAST_TO
  C_PLACEHOLDER_OP, C_BROADCAST_OP,
- C_WORDS) = range(74)
+ C_WORDS) = range(73)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
 # elements of a block, a register's bytes (a block of complex128)

@@ -282,11 +282,8 @@ python:
 }
 
 ; ---- a step's signature from its sources' (ir.signature): new reference (None: no
-; signature), NULL on error.  One or two sources here, more by the Python function.
+; signature), NULL on error: the recording's own (backend/record.ll)
 define internal ptr @lz_ssig(ptr %ctx, ptr %n, ptr %srcs) {
-entry:
-  %out = alloca [2 x ptr]
-  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
   %op = call ptr @get(ptr %n, i64 %oo)
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
@@ -295,150 +292,8 @@ entry:
   %shape = call ptr @get(ptr %n, i64 %osh)
   %oa = call i64 @wi(ptr %ctx, i64 $C_N_ARG$)
   %arg = call ptr @get(ptr %n, i64 %oa)
-  %osig = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
-  %k = call i64 @size(ptr %srcs)
-  switch i64 %k, label %python [i64 1, label %one
-                                i64 2, label %two]
-python:
-  %fn = call ptr @w(ptr %ctx, i64 $C_SIGNATURE$)
-  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %op, ptr %dt, ptr %shape, ptr %srcs, ptr %arg, ptr null)
-  ret ptr %r
-one:
-  %s = call ptr @item(ptr %srcs, i64 0)
-  %sg = call ptr @get(ptr %s, i64 %osig)
-  %ok = call i1 @triple(ptr %ctx, ptr %sg)
-  br i1 %ok, label %one1, label %nosig
-one1:
-  call void @Py_IncRef(ptr %sg)
-  %k0 = call ptr @item(ptr %sg, i64 0)
-  %part = call ptr (i64, ...) @PyTuple_Pack(i64 5, ptr %op, ptr %dt, ptr %shape, ptr %arg, ptr %k0)
-  %nopart = icmp eq ptr %part, null
-  br i1 %nopart, label %fail1, label %id1
-id1:
-  %i1 = call ptr @lz_sid(ptr %ctx, ptr %part)
-  call void @Py_DecRef(ptr %part)
-  %noi1 = icmp eq ptr %i1, null
-  br i1 %noi1, label %fail1, label %has1
-has1:
-  %isn1 = icmp eq ptr %i1, %none
-  br i1 %isn1, label %none1, label %ep1
-none1:
-  call void @Py_DecRef(ptr %sg)
-  ret ptr %i1  ; (None)
-ep1:
-  %e1 = call ptr @item(ptr %sg, i64 2)
-  %ep = call ptr @lz_epoch(ptr %ctx, ptr %e1)
-  %noep = icmp eq ptr %ep, null
-  br i1 %noep, label %faili1, label %pack1
-pack1:
-  %lv1 = call ptr @item(ptr %sg, i64 1)
-  %sig1 = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %i1, ptr %lv1, ptr %ep)
-  call void @Py_DecRef(ptr %i1)
-  call void @Py_DecRef(ptr %sg)
-  ret ptr %sig1
-faili1:
-  call void @Py_DecRef(ptr %i1)
-  br label %fail1
-fail1:
-  call void @Py_DecRef(ptr %sg)
-  ret ptr null
-two:
-  %sa0 = call ptr @item(ptr %srcs, i64 0)
-  %sb0 = call ptr @item(ptr %srcs, i64 1)
-  %sa = call ptr @get(ptr %sa0, i64 %osig)
-  %sb = call ptr @get(ptr %sb0, i64 %osig)
-  %oka = call i1 @triple(ptr %ctx, ptr %sa)
-  %okb = call i1 @triple(ptr %ctx, ptr %sb)
-  %ok2 = and i1 %oka, %okb
-  br i1 %ok2, label %two1, label %nosig
-two1:
-  call void @Py_IncRef(ptr %sa)
-  call void @Py_IncRef(ptr %sb)
-  %ka = call ptr @item(ptr %sa, i64 0)
-  %la = call ptr @item(ptr %sa, i64 1)
-  %ea = call ptr @item(ptr %sa, i64 2)
-  %kb = call ptr @item(ptr %sb, i64 0)
-  %lb = call ptr @item(ptr %sb, i64 1)
-  %eb = call ptr @item(ptr %sb, i64 2)
-  %same = icmp eq ptr %lb, %la
-  br i1 %same, label %shared, label %merge
-shared:
-  call void @Py_IncRef(ptr %la)
-  call void @Py_IncRef(ptr %kb)
-  br label %keyed
-merge:
-  %st = call i32 @lz_merge(ptr %ctx, ptr %la, ptr %lb, ptr %out)
-  %merr = icmp slt i32 %st, 0
-  br i1 %merr, label %fail2, label %merged
-merged:
-  %mnone = icmp eq i32 %st, 0
-  br i1 %mnone, label %none2, label %where
-where:
-  %ml = load ptr, ptr %out
-  %wp = getelementptr ptr, ptr %out, i64 1
-  %mw = load ptr, ptr %wp
-  %kk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %kb, ptr %mw)
-  call void @Py_DecRef(ptr %mw)
-  %nokk = icmp eq ptr %kk, null
-  br i1 %nokk, label %failml, label %keyed
-failml:
-  call void @Py_DecRef(ptr %ml)
-  br label %fail2
-keyed:
-  %leaves = phi ptr [%la, %shared], [%ml, %where]
-  %kk2 = phi ptr [%kb, %shared], [%kk, %where]
-  %part2 = call ptr (i64, ...) @PyTuple_Pack(i64 6, ptr %op, ptr %dt, ptr %shape, ptr %arg, ptr %ka, ptr %kk2)
-  call void @Py_DecRef(ptr %kk2)
-  %nopart2 = icmp eq ptr %part2, null
-  br i1 %nopart2, label %failleaves, label %id2
-id2:
-  %i2 = call ptr @lz_sid(ptr %ctx, ptr %part2)
-  call void @Py_DecRef(ptr %part2)
-  %noi2 = icmp eq ptr %i2, null
-  br i1 %noi2, label %failleaves, label %has2
-has2:
-  %isn2 = icmp eq ptr %i2, %none
-  br i1 %isn2, label %none2i, label %epoch2
-none2i:
-  call void @Py_DecRef(ptr %leaves)
-  call void @Py_DecRef(ptr %sa)
-  call void @Py_DecRef(ptr %sb)
-  ret ptr %i2  ; (None)
-epoch2:
-  ; ir.signature_of: a[2] if a[2] < b[2] else b[2]
-  %lt = call i32 @PyObject_RichCompareBool(ptr %ea, ptr %eb, i32 0)
-  %lterr = icmp slt i32 %lt, 0
-  br i1 %lterr, label %faili2, label %pick
-pick:
-  %less = icmp eq i32 %lt, 1
-  %e = select i1 %less, ptr %ea, ptr %eb
-  %ep2 = call ptr @lz_epoch(ptr %ctx, ptr %e)
-  %noep2 = icmp eq ptr %ep2, null
-  br i1 %noep2, label %faili2, label %pack2
-pack2:
-  %sig2 = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %i2, ptr %leaves, ptr %ep2)
-  call void @Py_DecRef(ptr %i2)
-  call void @Py_DecRef(ptr %leaves)
-  call void @Py_DecRef(ptr %sa)
-  call void @Py_DecRef(ptr %sb)
-  ret ptr %sig2
-faili2:
-  call void @Py_DecRef(ptr %i2)
-  br label %failleaves
-failleaves:
-  call void @Py_DecRef(ptr %leaves)
-  br label %fail2
-fail2:
-  call void @Py_DecRef(ptr %sa)
-  call void @Py_DecRef(ptr %sb)
-  ret ptr null
-none2:
-  call void @Py_DecRef(ptr %sa)
-  call void @Py_DecRef(ptr %sb)
-  br label %nosig
-nosig:
-  call void @Py_IncRef(ptr %none)
-  ret ptr %none
+  %sig = call ptr @lz_record_sig(ptr %ctx, ptr %op, ptr %dt, ptr %shape, ptr %srcs, ptr %arg)
+  ret ptr %sig
 }
 
 ; ---- ir.evaluated(%n, %value (stolen), %leaf): 0, or -1 on error (the node unchanged
