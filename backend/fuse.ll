@@ -860,7 +860,7 @@ leafcall:
   br i1 %nolid2, label %errorout, label %evaluate
 evaluate:
   %leaf = phi ptr [%lid, %leafhit], [%lid2, %leafcall]
-  %st = call i32 @lz_evaluated(ptr %ctx, ptr %root, ptr %out, ptr %leaf)
+  %st = call i32 @lz_evaluated(ptr %ctx, ptr %root, ptr %out, ptr %leaf, i1 0)
   call void @Py_DecRef(ptr %leaf)
   %everr = icmp slt i32 %st, 0
   br i1 %everr, label %error, label %counts

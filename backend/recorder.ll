@@ -18,6 +18,11 @@ declare ptr @PyLong_FromLongLong(i64)
 declare ptr @PyList_New(i64)
 declare i64 @PyDict_Size(ptr)
 declare i32 @PyList_Append(ptr, ptr)
+declare ptr @PySequence_List(ptr)
+declare i64 @PySet_Size(ptr)
+declare ptr @PyList_AsTuple(ptr)
+declare i32 @PyErr_ExceptionMatches(ptr)
+declare i64 @llvm.smin.i64(i64, i64)
 declare {i64, i1} @llvm.smul.with.overflow.i64(i64, i64)
 
 @lazyarray_rec_ctx = dso_local global [$STUBS$ x ptr] zeroinitializer
@@ -1330,7 +1335,11 @@ positional:
                                    i64 $STEPS$, label %steps
                                    i64 $RECORD$, label %record
                                    i64 $NODE$, label %record
-                                   i64 $SIGNATURE$, label %record]
+                                   i64 $SIGNATURE$, label %record
+                                   i64 $MATERIALIZE$, label %materialize]
+materialize:
+  %m = call ptr @lz_materialize_entry(ptr %ctx, ptr %args, i64 %nargs)
+  ret ptr %m
 record:
   %rc = call ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs)
   ret ptr %rc

@@ -44,7 +44,7 @@ from .schedule import SCALAR_SLOT
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fuse.ll",
-                                                            "record.ll"))
+                                                            "record.ll", "known.ll"))
 STUBS = 64  # method stubs, one per method installed (Array has 32)
 
 # context words
@@ -74,7 +74,11 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # _array_object.record natively (RECORD, backend/record.ll): Op.PLACEHOLDER (left to
  # the Python function); binary ops broadcasting their operands: Op.BROADCAST_TO
  C_PLACEHOLDER_OP, C_BROADCAST_OP,
- C_WORDS) = range(73)
+ # a known structure's program run by materialize (MATERIALIZE, backend/known.ll): the
+ # caches (PROGRAMS) and the name "by_signature", _live's RECENT, its clear method and
+ # STATES, the Exception type
+ C_PROGRAMS, C_BY_SIG_NAME, C_RECENT, C_RECENT_CLEAR, C_STATES, C_EXCEPTION,
+ C_WORDS) = range(79)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
 # elements of a block, a register's bytes (a block of complex128)
@@ -84,7 +88,7 @@ FUSE_PLAN = P_ROWS * FUSE_MAX
 FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
-BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE = range(8)  # C_KIND
+BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE, MATERIALIZE = range(9)  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
 D_WORDS = 5
@@ -99,7 +103,8 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyObject_GC_UnTrack", "PyLong_FromLongLong", "PyList_New", "PyList_Append",
        "PySet_New", "PySet_Add", "PySet_Contains", "PyMem_Realloc", "PyMem_Free",
        "PyErr_NoMemory", "PyDict_SetItem", "PyObject_GetAttr", "PyBytes_FromStringAndSize",
-       "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size")
+       "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
+       "PySequence_List", "PySet_Size", "PyList_AsTuple", "PyErr_ExceptionMatches")
 
 
 def unit() -> native.Unit:
@@ -120,7 +125,7 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
     template = "\n".join(texts)
     values = {name: value for name, value in globals().items()
               if name.isupper() and type(value) is int}
-    values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,
+    values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, LIST_ITEMS=abi.LIST_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,
                   ARRAY_FLAGS=abi.ARRAY_FLAGS, ARRAY_DESCR=abi.ARRAY_DESCR,
                   ARRAY_NDIM=abi.ARRAY_NDIM, ARRAY_DIMS=abi.ARRAY_DIMS,
                   STUBS=stubs, SCALAR_SLOT=SCALAR_SLOT)

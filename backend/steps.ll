@@ -296,13 +296,15 @@ define internal ptr @lz_ssig(ptr %ctx, ptr %n, ptr %srcs) {
   ret ptr %sig
 }
 
-; ---- ir.evaluated(%n, %value (stolen), %leaf): 0, or -1 on error (the node unchanged
-; unless only the epoch's update failed)
-define internal i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %value, ptr %leaf) {
+; ---- ir.evaluated(%n, %value (stolen), %leaf, inside=not %quiet): 0, or -1 on error
+; (the node unchanged unless only the epoch's update failed)
+define internal i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %value, ptr %leaf, i1 %quiet) {
 entry:
   %of = alloca i32
   %d = call ptr @w(ptr %ctx, i64 $C_IR_DICT$)
   %key = call ptr @w(ptr %ctx, i64 $C_EPOCH_KEY$)
+  br i1 %quiet, label %vt, label %loud
+loud:
   %ep = call ptr @PyDict_GetItemWithError(ptr %d, ptr %key)
   %noep = icmp eq ptr %ep, null
   br i1 %noep, label %fail, label %epoch
@@ -314,10 +316,11 @@ epoch:
   br i1 %over, label %fail, label %next
 next:
   %x1 = add i64 %x, 1
-  %new = call ptr @PyLong_FromLongLong(i64 %x1)
-  %nonew = icmp eq ptr %new, null
+  %grown = call ptr @PyLong_FromLongLong(i64 %x1)
+  %nonew = icmp eq ptr %grown, null
   br i1 %nonew, label %fail, label %vt
 vt:
+  %new = phi ptr [null, %entry], [%grown, %next]
   %vtuple = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %value)
   %novt = icmp eq ptr %vtuple, null
   br i1 %novt, label %failnew, label %sig
@@ -340,12 +343,17 @@ set:
   %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
   %oldsrc = call ptr @get(ptr %n, i64 %osr)
   call void @set(ptr %n, i64 %osr, ptr %empty)
+  br i1 %quiet, label %release, label %grow
+grow:
   %put = call i32 @PyDict_SetItem(ptr %d, ptr %key, ptr %new)
   call void @Py_DecRef(ptr %new)
+  br label %release
+release:
+  %r = phi i32 [0, %set], [%put, %grow]
   call void @Py_DecRef(ptr %oldv)
   call void @Py_DecRef(ptr %olds)
   call void @Py_DecRef(ptr %oldsrc)
-  ret i32 %put
+  ret i32 %r
 failnew:
   call void @Py_DecRef(ptr %new)
   br label %fail
@@ -668,7 +676,20 @@ store:
   call void @Py_DecRef(ptr %old)
   br label %lookup
 lookup:
-  ; _run_known([n]): a current signature, no value yet, a program by signature
+  %k = call i32 @lz_known(ptr %ctx, ptr %n, ptr %fast, i1 %first, ptr %root, i64 %count, i1 0)
+  ret i32 %k
+error:
+  ret i32 -1
+}
+
+; ---- _program._run_known([n]): %n given its value by the program in %fast (a dict) of
+; its signature, when that is current, %n has no value yet and the program is known: 1
+; ran, 0 not known, -1 on error.  %first: call C_FIRST(root, count) before running it;
+; %quiet: the epoch stays (ir.evaluated's inside=False: nothing holds %n)
+define internal i32 @lz_known(ptr %ctx, ptr %n, ptr %fast, i1 %first, ptr %root, i64 %count, i1 %quiet) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
   %sig = call ptr @get(ptr %n, i64 %osg)
   %ok = call i1 @triple(ptr %ctx, ptr %sig)
   br i1 %ok, label %held, label %unknown
@@ -721,7 +742,7 @@ closure:
   br i1 %nocv, label %failentry, label %evaluate
 evaluate:
   %value = phi ptr [%dv, %run], [%cv, %closure]
-  %st = call i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %value, ptr %leaf)
+  %st = call i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %value, ptr %leaf, i1 %quiet)
   call void @Py_DecRef(ptr %hitp)
   call void @Py_DecRef(ptr %sig)
   %everr = icmp slt i32 %st, 0

@@ -104,7 +104,7 @@ class ProgramCode:
 
     def __del__(self) -> None:
         code = self.__dict__.get("code")  # None if __init__ raised (or was interrupted) first
-        if code is not None:
+        if code is not None and _retire is not None:  # (None: the interpreter is exiting)
             _retire(code)
 
     def ran(self) -> None:

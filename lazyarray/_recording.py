@@ -109,6 +109,7 @@ def install(addresses) -> None:
             _steps.NATIVE = rec.function("native_steps", _steps.native_fallback.__doc__,
                                          _steps.__name__, (ctx, keep))
             _fusion.CONTEXT = ctx
+            _materialize(rec, steps)
 
 
 class _Holder(tuple):
@@ -175,6 +176,34 @@ def _record(rec, common, natives: dict) -> None:
                                  _Holder((recorder.context(words), keep)))
         _PYTHON[fname] = python
         natives[fname] = (python, native_fn)
+
+
+def _materialize(rec, steps: tuple) -> None:
+    """Native ``_program.materialize`` (backend/known.ll): one array whose structure's
+    program is known runs it without Python (``float(loss)`` in a loop); the rest is the
+    Python function's."""
+    from . import _live, _program
+    from .backend.cache import PROGRAMS
+    python = _program.materialize
+    words, keep = steps
+    words = list(words)
+    words[recorder.C_KIND] = recorder.MATERIALIZE
+    named = ((recorder.C_FALLBACK, python), (recorder.C_PROGRAMS, PROGRAMS),
+             (recorder.C_BY_SIG_NAME, _BY_SIGNATURE), (recorder.C_RECENT, _live.RECENT),
+             (recorder.C_RECENT_CLEAR, _live.RECENT.clear), (recorder.C_STATES, _live.STATES),
+             (recorder.C_EXCEPTION, Exception))
+    for w, obj in named:
+        words[w] = id(obj)
+    doc = f"materialize($module, arrays, what='evaluate()', /)\n--\n\n{python.__doc__}"
+    native_fn = rec.function("materialize", doc, _program.__name__,
+                             _Holder((recorder.context(words), (keep, named))))
+    _PYTHON["materialize"] = python
+    _replace({"materialize": (python, native_fn)})
+    if _array_object._materialize_fn is python:
+        _array_object._materialize_fn = native_fn
+
+
+_BY_SIGNATURE = "by_signature"
 
 
 def load_now() -> bool:

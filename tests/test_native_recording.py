@@ -472,3 +472,73 @@ def test_native_functions_are_made_whatever_prototype_others_set_on_ctypes():
         assert fn.__module__ == "lazyarray.probe_module" and fn.__name__ == "probe"
     finally:
         shared.restype, shared.argtypes = before
+
+
+def _python_calls(fn) -> set:
+    """The names of the Python functions ``fn()`` calls (native ones are not seen)."""
+    names: set = set()
+
+    def profile(frame, event, arg):
+        if event == "call":
+            names.add(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+@pytest.mark.usefixtures("whole_programs")
+def test_materialize_runs_known_structures_natively():
+    """``_program.materialize`` (backend/known.ll) runs a known structure's program
+    without Python: alone (the epoch stays when only its Array holds the node), with a
+    sibling through their joint program (a loop's loss and state), and leaves the rest
+    to the Python function (several arrays, a tuple, keywords, a new structure), with the
+    results and counters the Python function gives."""
+    from lazyarray import _array_object, _program
+    from lazyarray._live import RECENT
+    native = _program.materialize
+    assert type(native).__name__ == "builtin_function_or_method"
+    assert _array_object._materialize_fn in (None, native)
+    v = xp.asarray(np.linspace(0.5, 1.5, 30))
+    want = float(np.sum(np.linspace(0.5, 1.5, 30) * 2.0 + 1.0))
+    for _ in range(3):
+        float(xp.sum(v * 2.0 + 1.0))
+    s = xp.sum(v * 2.0 + 1.0)
+    epoch = ir.EPOCH
+    calls = _python_calls(lambda: float(s))
+    assert "materialize" not in calls and "_run_known" not in calls, calls
+    assert float(s) == pytest.approx(want) and ir.EPOCH == epoch
+    s = xp.sum(v * 2.0 + 1.0)
+    t = s * 3.0  # another graph holds s: its value makes t's signature stale
+    float(s)
+    assert ir.EPOCH > epoch and float(t) == pytest.approx(3.0 * want)
+    # a loop's loss with its state, held and unevaluated: their joint program
+    X = xp.asarray(np.linspace(-1.0, 1.0, 40).reshape(8, 5))
+    y = xp.asarray(np.linspace(0.0, 2.0, 8))
+    Xn, yn = np.asarray(X), np.asarray(y)
+
+    def step(w):
+        r = X @ w - y
+        return w - 0.01 * (X.T @ r), xp.sum(r * r)
+    w, wn = xp.zeros(5), np.zeros(5)
+    for k in range(8):
+        w, loss = step(w)
+        rn = Xn @ wn - yn
+        ln, wn = float(np.sum(rn * rn)), wn - 0.01 * (Xn.T @ rn)
+        calls = _python_calls(lambda: float(loss))
+        if k >= 4:
+            assert "materialize" not in calls and w._node.value is not None, (k, calls)
+        assert float(loss) == pytest.approx(ln, rel=1e-12)
+    np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-12)
+    # what the Python function does
+    a, b = xp.sum(v * 2.0 + 1.0), xp.sum(v * 2.0 + 1.0)
+    assert "materialize" in _python_calls(lambda: native([a, b]))
+    assert "materialize" in _python_calls(lambda: native((xp.sum(v * 2.0 + 1.0),)))
+    assert "materialize" in _python_calls(lambda: native([xp.sum(v * 2.0 + 1.0)], what="x"))
+    assert "materialize" in _python_calls(lambda: native([xp.sum(v * 7.0 - v)]))
+    with pytest.raises(TypeError):
+        native()
+    RECENT.clear()
+    assert native([v])[0] is v._node.value  # a data leaf: Python's path, the same value

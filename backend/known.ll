@@ -1,0 +1,421 @@
+; A known structure's program run at a materialization point, natively:
+; lazyarray/_program.py's materialize() for one array whose signature is current and whose
+; program ran before (float(loss) in a loop).  Appended to backend/recorder.ll (one unit:
+; it uses that file's helpers and context words, and steps.ll's lz_known).
+
+; an item of a list
+define internal ptr @litem(ptr %l, i64 %i) {
+  %items = call ptr @get(ptr %l, i64 $LIST_ITEMS$)
+  %p = getelementptr ptr, ptr %items, i64 %i
+  %v = load ptr, ptr %p
+  ret ptr %v
+}
+
+; a node's reference count: 1 when only its Array holds it
+define internal i64 @refs(ptr %o) {
+  %c = load i64, ptr %o
+  ret i64 %c
+}
+
+; ---- _live.candidates([node]) for the one target %node (of Array %a), appended to
+; %found (a list): the arrays recorded since the last materialization (C_RECENT, weak
+; references) that only their Array holds, whose node is computed and whose signature
+; is current (%epoch); the others are gone, are %a, hold %node or a leaf, or hold a node
+; that other objects hold too while no loop state is known (C_STATES empty).  1; 0 when
+; one may be a loop's state or is not an Array (the Python function tells); -1 on error.
+; C_RECENT is left as it is (the caller empties it once it runs a program)
+define internal i32 @lz_candidates(ptr %ctx, ptr %a, ptr %node, ptr %epoch, ptr %found) {
+entry:
+  %recent = call ptr @w(ptr %ctx, i64 $C_RECENT$)
+  %l = call ptr @PySequence_List(ptr %recent)
+  %nol = icmp eq ptr %l, null
+  br i1 %nol, label %error, label %scan
+scan:
+  %count = call i64 @size(ptr %l)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  br label %loop
+loop:
+  %i = phi i64 [0, %scan], [%i1, %next]
+  %more = icmp slt i64 %i, %count
+  br i1 %more, label %body, label %done
+body:
+  %ref = call ptr @litem(ptr %l, i64 %i)
+  %o = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %ref, ptr null)
+  %noo = icmp eq ptr %o, null
+  br i1 %noo, label %faillist, label %alive
+alive:
+  %gone = icmp eq ptr %o, %none
+  %self = icmp eq ptr %o, %a
+  %skip = or i1 %gone, %self
+  br i1 %skip, label %next, label %array
+array:
+  %t = call ptr @type(ptr %o)
+  %isa = icmp eq ptr %t, %at
+  br i1 %isa, label %held, label %maybe
+held:
+  %n2 = call ptr @get(ptr %o, i64 %on)
+  %same = icmp eq ptr %n2, %node
+  %v2 = call ptr @get(ptr %n2, i64 %ov)
+  %valued = icmp ne ptr %v2, %none
+  %s2 = call ptr @get(ptr %n2, i64 %osg)
+  %unsigned = icmp eq ptr %s2, %none
+  %leaf = or i1 %valued, %unsigned
+  %out = or i1 %same, %leaf
+  br i1 %out, label %next, label %signed
+signed:
+  %tri = call i1 @triple(ptr %ctx, ptr %s2)
+  br i1 %tri, label %counted, label %maybe
+counted:
+  %c = call i64 @refs(ptr %n2)
+  %alone = icmp eq i64 %c, 1
+  br i1 %alone, label %current, label %states
+current:
+  ; held by its Array only: a candidate when its signature is current
+  %e2 = call ptr @item(ptr %s2, i64 2)
+  %cur = call i32 @PyObject_RichCompareBool(ptr %e2, ptr %epoch, i32 2)
+  switch i32 %cur, label %failobj [i32 0, label %next
+                                   i32 1, label %candidate]
+candidate:
+  %app = call i32 @PyList_Append(ptr %found, ptr %n2)
+  %aperr = icmp slt i32 %app, 0
+  br i1 %aperr, label %failobj, label %next
+states:
+  ; held elsewhere too: a candidate only as a loop's state (_live.state_key)
+  %st = call ptr @w(ptr %ctx, i64 $C_STATES$)
+  %ns = call i64 @PySet_Size(ptr %st)
+  %nostates = icmp eq i64 %ns, 0
+  br i1 %nostates, label %next, label %maybe
+next:
+  call void @Py_DecRef(ptr %o)
+  %i1 = add i64 %i, 1
+  br label %loop
+maybe:
+  call void @Py_DecRef(ptr %o)
+  call void @Py_DecRef(ptr %l)
+  ret i32 0
+done:
+  call void @Py_DecRef(ptr %l)
+  ret i32 1
+failobj:
+  call void @Py_DecRef(ptr %o)
+  br label %faillist
+faillist:
+  call void @Py_DecRef(ptr %l)
+  br label %error
+error:
+  ret i32 -1
+}
+
+; C_RECENT emptied (as _live.candidates empties it): 1, 0 on error
+define internal i1 @lz_recent_cleared(ptr %ctx) {
+entry:
+  %cl = call ptr @w(ptr %ctx, i64 $C_RECENT_CLEAR$)
+  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %cl, ptr null)
+  %nor = icmp eq ptr %r, null
+  br i1 %nor, label %error, label %cleared
+cleared:
+  call void @Py_DecRef(ptr %r)
+  ret i1 1
+error:
+  ret i1 0
+}
+
+; ---- _program._run_known(keyed) for several nodes (%keyed, a list: the target and its
+; candidates), when their joint signature's program is known: each node the program
+; computes given its value (its entry's picks); 1 ran, 0 not known (C_RECENT as it was),
+; 2 when the program raised an Exception (cleared: the target is computed alone, the
+; sibling's error raised when it is evaluated itself), -1 on error
+define internal i32 @lz_known_joint(ptr %ctx, ptr %keyed, ptr %fast) {
+entry:
+  %roots = call ptr @PyList_AsTuple(ptr %keyed)
+  %noroots = icmp eq ptr %roots, null
+  br i1 %noroots, label %error, label %sign
+sign:
+  ; _program._joint_signature: the signature of a node of no op reading them all
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %empty = call ptr @w(ptr %ctx, i64 $C_EMPTY$)
+  %sig = call ptr @lz_record_sig(ptr %ctx, ptr %none, ptr %none, ptr %empty, ptr %roots, ptr %none)
+  %nosig = icmp eq ptr %sig, null
+  br i1 %nosig, label %failroots, label %signed
+signed:
+  %tri = call i1 @triple(ptr %ctx, ptr %sig)
+  br i1 %tri, label %find, label %unknown
+find:
+  %k0 = call ptr @item(ptr %sig, i64 0)
+  %hit = call ptr @PyDict_GetItemWithError(ptr %fast, ptr %k0)
+  %nohit = icmp eq ptr %hit, null
+  br i1 %nohit, label %missed, label %entry3
+missed:
+  %merr = call i1 @failed()
+  br i1 %merr, label %failsig, label %unknown
+entry3:
+  %ne = call i64 @size(ptr %hit)
+  %three = icmp eq i64 %ne, 3
+  br i1 %three, label %parts, label %unknown
+parts:
+  call void @Py_IncRef(ptr %hit)
+  %run = call ptr @item(ptr %hit, i64 0)
+  %ids = call ptr @item(ptr %hit, i64 1)
+  %picks = call ptr @item(ptr %hit, i64 2)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %idt = call ptr @type(ptr %ids)
+  %pkt = call ptr @type(ptr %picks)
+  %idok = icmp eq ptr %idt, %tt
+  %pkok = icmp eq ptr %pkt, %tt
+  %both = and i1 %idok, %pkok
+  br i1 %both, label %clear, label %unknownhit
+clear:
+  %cl = call i1 @lz_recent_cleared(ptr %ctx)
+  br i1 %cl, label %call, label %failhit
+call:
+  %lv = call ptr @item(ptr %sig, i64 1)
+  %outs = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %run, ptr %lv, ptr null)
+  %noouts = icmp eq ptr %outs, null
+  br i1 %noouts, label %raised, label %outlist
+raised:
+  %exc = call ptr @w(ptr %ctx, i64 $C_EXCEPTION$)
+  %isexc = call i32 @PyErr_ExceptionMatches(ptr %exc)
+  %plain = icmp ne i32 %isexc, 0
+  br i1 %plain, label %alone, label %failhit
+alone:
+  call void @PyErr_Clear()
+  call void @Py_DecRef(ptr %hit)
+  call void @Py_DecRef(ptr %sig)
+  call void @Py_DecRef(ptr %roots)
+  ret i32 2
+outlist:
+  %lt = call ptr @w(ptr %ctx, i64 $C_LIST_T$)
+  %ot = call ptr @type(ptr %outs)
+  %isl = icmp eq ptr %ot, %lt
+  %ist = icmp eq ptr %ot, %tt
+  %seq = or i1 %isl, %ist
+  %sz = call i64 @size(ptr %outs)
+  ; (a list, as the runners return; anything else gives no value: those stay lazy)
+  %no = select i1 %seq, i64 %sz, i64 0
+  %np = call i64 @size(ptr %picks)
+  %ni = call i64 @size(ptr %ids)
+  %nr = call i64 @size(ptr %roots)
+  %m1 = call i64 @llvm.smin.i64(i64 %no, i64 %np)
+  %m = call i64 @llvm.smin.i64(i64 %m1, i64 %ni)
+  br label %loop
+loop:
+  %j = phi i64 [0, %outlist], [%j1, %given]
+  %more = icmp slt i64 %j, %m
+  br i1 %more, label %body, label %ran
+body:
+  %p = call i64 @position(ptr %ctx, ptr %picks, i64 %j, i64 %nr)
+  %badp = icmp slt i64 %p, 0
+  ; (never out of range: _program._remember made them; else that node stays lazy)
+  br i1 %badp, label %given, label %value
+value:
+  %n = call ptr @item(ptr %roots, i64 %p)
+  br i1 %isl, label %fromlist, label %fromtuple
+fromlist:
+  %vl = call ptr @litem(ptr %outs, i64 %j)
+  br label %give
+fromtuple:
+  %vt = call ptr @item(ptr %outs, i64 %j)
+  br label %give
+give:
+  %v = phi ptr [%vl, %fromlist], [%vt, %fromtuple]
+  call void @Py_IncRef(ptr %v)
+  %leaf = call ptr @item(ptr %ids, i64 %j)
+  %st = call i32 @lz_evaluated(ptr %ctx, ptr %n, ptr %v, ptr %leaf, i1 0)
+  %everr = icmp slt i32 %st, 0
+  br i1 %everr, label %failouts, label %given
+given:
+  %j1 = add i64 %j, 1
+  br label %loop
+ran:
+  call void @Py_DecRef(ptr %outs)
+  call void @Py_DecRef(ptr %hit)
+  call void @Py_DecRef(ptr %sig)
+  call void @Py_DecRef(ptr %roots)
+  ret i32 1
+failouts:
+  call void @Py_DecRef(ptr %outs)
+  br label %failhit
+unknownhit:
+  call void @Py_DecRef(ptr %hit)
+  br label %unknown
+unknown:
+  call void @Py_DecRef(ptr %sig)
+  call void @Py_DecRef(ptr %roots)
+  ret i32 0
+failhit:
+  call void @Py_DecRef(ptr %hit)
+  br label %failsig
+failsig:
+  call void @Py_DecRef(ptr %sig)
+  br label %failroots
+failroots:
+  call void @Py_DecRef(ptr %roots)
+  br label %error
+error:
+  ret i32 -1
+}
+
+; ---- materialize([a]) when %a's structure is known: 1 when %a's node got its value
+; from its signature's program (_program._run_known, quiet when only %a holds the node:
+; _program._ALONE), or with its siblings from their joint program; 0 when the Python
+; function is needed (nothing changed); 2 when the siblings' program raised (the Python
+; function computes %a alone); -1 on error
+define internal i32 @lz_materialize1(ptr %ctx, ptr %a) {
+entry:
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %t = call ptr @type(ptr %a)
+  %isa = icmp eq ptr %t, %at
+  br i1 %isa, label %node, label %python
+node:
+  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %n = call ptr @get(ptr %a, i64 %on)
+  %c = call i64 @refs(ptr %n)
+  %quiet = icmp eq i64 %c, 1
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %n, i64 %ov)
+  %novalue = icmp eq ptr %v, %none
+  %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %sig = call ptr @get(ptr %n, i64 %osg)
+  %tri = call i1 @triple(ptr %ctx, ptr %sig)
+  %go = and i1 %novalue, %tri
+  br i1 %go, label %epoch, label %python
+epoch:
+  %d = call ptr @w(ptr %ctx, i64 $C_IR_DICT$)
+  %key = call ptr @w(ptr %ctx, i64 $C_EPOCH_KEY$)
+  %ep = call ptr @PyDict_GetItemWithError(ptr %d, ptr %key)
+  %noep = icmp eq ptr %ep, null
+  br i1 %noep, label %error, label %compare
+compare:
+  %e = call ptr @item(ptr %sig, i64 2)
+  %cur = call i32 @PyObject_RichCompareBool(ptr %e, ptr %ep, i32 2)
+  switch i32 %cur, label %error [i32 0, label %python
+                                 i32 1, label %programs]
+programs:
+  ; PROGRAMS.by_signature (read each time: clearing the caches replaces it)
+  %pr = call ptr @w(ptr %ctx, i64 $C_PROGRAMS$)
+  %name = call ptr @w(ptr %ctx, i64 $C_BY_SIG_NAME$)
+  %fast = call ptr @PyObject_GetAttr(ptr %pr, ptr %name)
+  %nofast = icmp eq ptr %fast, null
+  br i1 %nofast, label %error, label %held
+held:
+  ; the node stays held while a program runs (it may run Python code); the epoch too
+  call void @Py_IncRef(ptr %n)
+  call void @Py_IncRef(ptr %ep)
+  %keyed = call ptr @PyList_New(i64 0)
+  %nokeyed = icmp eq ptr %keyed, null
+  br i1 %nokeyed, label %failheld, label %first
+first:
+  %a0 = call i32 @PyList_Append(ptr %keyed, ptr %n)
+  %a0err = icmp slt i32 %a0, 0
+  br i1 %a0err, label %failkeyed, label %scan
+scan:
+  %nc = call i32 @lz_candidates(ptr %ctx, ptr %a, ptr %n, ptr %ep, ptr %keyed)
+  switch i32 %nc, label %failkeyed [i32 0, label %notrun
+                                    i32 1, label %scanned]
+scanned:
+  %nk = call i64 @size(ptr %keyed)
+  %some = icmp sgt i64 %nk, 1
+  br i1 %some, label %joint, label %lone
+joint:
+  %kj = call i32 @lz_known_joint(ptr %ctx, ptr %keyed, ptr %fast)
+  br label %out
+lone:
+  %k0 = call ptr @item(ptr %sig, i64 0)
+  %hit = call ptr @PyDict_GetItemWithError(ptr %fast, ptr %k0)
+  %nohit = icmp eq ptr %hit, null
+  br i1 %nohit, label %missed, label %clear
+missed:
+  %merr = call i1 @failed()
+  br i1 %merr, label %failkeyed, label %notrun
+clear:
+  %cl = call i1 @lz_recent_cleared(ptr %ctx)
+  br i1 %cl, label %run, label %failkeyed
+run:
+  %k1 = call i32 @lz_known(ptr %ctx, ptr %n, ptr %fast, i1 0, ptr null, i64 0, i1 %quiet)
+  br label %out
+out:
+  %k = phi i32 [%kj, %joint], [%k1, %run]
+  call void @Py_DecRef(ptr %keyed)
+  call void @Py_DecRef(ptr %ep)
+  call void @Py_DecRef(ptr %n)
+  call void @Py_DecRef(ptr %fast)
+  ret i32 %k
+notrun:
+  call void @Py_DecRef(ptr %keyed)
+  call void @Py_DecRef(ptr %ep)
+  call void @Py_DecRef(ptr %n)
+  call void @Py_DecRef(ptr %fast)
+  br label %python
+python:
+  ret i32 0
+failkeyed:
+  call void @Py_DecRef(ptr %keyed)
+  br label %failheld
+failheld:
+  call void @Py_DecRef(ptr %ep)
+  call void @Py_DecRef(ptr %n)
+  call void @Py_DecRef(ptr %fast)
+  br label %error
+error:
+  ret i32 -1
+}
+
+; ---- the module function's entry for materialize(arrays, what="evaluate()"): one
+; array of a known structure natively (lz_materialize1), anything else by the Python
+; function (C_FALLBACK)
+define internal ptr @lz_materialize_entry(ptr %ctx, ptr %args, i64 %nargs) {
+entry:
+  %some = icmp sge i64 %nargs, 1
+  %few = icmp sle i64 %nargs, 2
+  %fits = and i1 %some, %few
+  br i1 %fits, label %list, label %python
+list:
+  %arrays = load ptr, ptr %args
+  %lt = call ptr @type(ptr %arrays)
+  %ltt = call ptr @w(ptr %ctx, i64 $C_LIST_T$)
+  %isl = icmp eq ptr %lt, %ltt
+  br i1 %isl, label %one, label %python
+one:
+  %count = call i64 @size(ptr %arrays)
+  %single = icmp eq i64 %count, 1
+  br i1 %single, label %first, label %python
+first:
+  %a = call ptr @litem(ptr %arrays, i64 0)
+  call void @Py_IncRef(ptr %a)
+  %r = call i32 @lz_materialize1(ptr %ctx, ptr %a)
+  switch i32 %r, label %faila [i32 0, label %pythona
+                               i32 1, label %done
+                               i32 2, label %pythona]
+done:
+  ; [a._node.value]
+  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %n = call ptr @get(ptr %a, i64 %on)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %n, i64 %ov)
+  call void @Py_IncRef(ptr %v)
+  call void @Py_DecRef(ptr %a)
+  %out = call ptr @PyList_New(i64 1)
+  %noout = icmp eq ptr %out, null
+  br i1 %noout, label %failv, label %fill
+fill:
+  %put = call i32 @PyList_SetItem(ptr %out, i64 0, ptr %v)
+  ret ptr %out
+failv:
+  call void @Py_DecRef(ptr %v)
+  ret ptr null
+pythona:
+  call void @Py_DecRef(ptr %a)
+  br label %python
+python:
+  %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %o = call ptr @PyObject_Vectorcall(ptr %fn, ptr %args, i64 %nargs, ptr null)
+  ret ptr %o
+faila:
+  call void @Py_DecRef(ptr %a)
+  ret ptr null
+}
