@@ -22,6 +22,8 @@ instruction a block register on the stack.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Optional, Sequence
 
 from .ir import (ARG_REDUCE, COSTLY, CONTRACT, ELEMENTWISE, REDUCE, ROOT_OPS, SCAN, VIEW,
@@ -31,6 +33,14 @@ SCALAR_SLOT = 16  # bytes per runtime scalar argument: room for a complex128
 MAX_BODY = 64     # instructions per kernel body (loads, scalars, ops, gathers)
 MAX_LOADS = 16    # loads per kernel (a gather's read of its source counts)
 MAX_COPIES = 4    # kernels an elementwise node may be computed in instead of a buffer
+# A costly op shared by kernels gets a buffer rather than copies when it has at most
+# this many elements (a buffer in cache costs less than computing it again: Monte Carlo
+# price and error at n=1e4, 41 -> 20 us; softmax and log-sum-exp of 10x1000, 20 -> 17)
+# or when every kernel reading it is a reduction (their loops keep the accumulator in
+# memory across vector math calls: sum(maximum(exp(.)-k, 0)) runs at half the speed of
+# the elementwise kernel; Monte Carlo at n=1e7, 16 -> 10 ms).  Elementwise readers of
+# large arrays keep their copies (call and put prices at 1e7: 77 ms, 93 with buffers).
+SMALL_SHARED = 32_768
 _CONTIG_VIEWS = frozenset({Op.RESHAPE, Op.EXPAND_DIMS, Op.SQUEEZE})
 
 
@@ -183,7 +193,8 @@ def schedule(nodes: list, outputs: list, key: tuple | None = None) -> Schedule:
        * it is elementwise and has two different contexts (it would be
          computed twice, or through two view paths), unless each context is
          in a kernel of its own and there are at most ``MAX_COPIES`` of them
-         (two for a costly op): then each of those kernels computes it;
+         (two for a costly op, none when it is small or only reductions read
+         it: ``SMALL_SHARED``): then each of those kernels computes it;
        * it is elementwise or a gather and fusing it would take its kernel
          past ``MAX_BODY`` instructions or ``MAX_LOADS`` loads (so a long
          chain is cut every ``MAX_BODY`` instructions at most; while a
@@ -454,14 +465,20 @@ class _Planner:
     def _copy(self, j: int, cs: set) -> bool:
         """Compute elementwise ``j`` in each kernel that reads it (its sources then follow
         it there) rather than give it a buffer, when each reads it once (through one view
-        path), at most ``MAX_COPIES`` kernels do (two for a costly op), and each has room:
+        path), at most ``MAX_COPIES`` kernels do (two for a costly op, and not one that
+        is small or read by reductions only: ``SMALL_SHARED``), and each has room:
         several outputs sharing a subexpression then take one pass each over memory
         instead of one per shared node (call and put prices: 2 kernels, not 12)."""
-        if len(cs) > (2 if self.g.nodes[j].op in COSTLY else MAX_COPIES):
+        node = self.g.nodes[j]
+        costly = node.op in COSTLY
+        if len(cs) > (2 if costly else MAX_COPIES):
             return False
-        kernels = {id(self.c_kernel[c]) for c in cs}
-        if len(kernels) != len(cs) or not all(self._room(j, c) for c in cs):
+        kernels = [self.c_kernel[c] for c in cs]
+        if len({id(k) for k in kernels}) != len(cs) or not all(self._room(j, c) for c in cs):
             return False
+        if costly and (_elements(node.shape) <= SMALL_SHARED
+                       or all(k.reduce is not None for k in kernels)):
+            return False  # (see SMALL_SHARED)
         for c in cs:
             self._fuse(j, c)
         return True
@@ -879,3 +896,13 @@ def kernel_entries(sched: Schedule) -> list:
     """Kernels with an entry of their own, ``<entry>_k<i>``: those sharing a stage
     (a stage of one kernel is that kernel's entry)."""
     return [i for kind, ks in sched.stages if kind == "native" and len(ks) > 1 for i in ks]
+
+
+def _elements(shape: tuple) -> float:
+    """Elements of a shape; infinite when a size is symbolic (not known to be small)."""
+    n = 1
+    for d in shape:
+        if type(d) is not int:
+            return math.inf
+        n *= d
+    return n
