@@ -259,12 +259,209 @@ error:
   ret i32 -1
 }
 
+; ---- _steps.quick for %n, a new structure (its signature current, its program not
+; known) read alone (no candidate: C_RECENT still to be emptied): its steps run natively
+; (lz_steps, as _steps._native runs them); 1 when they all ran (then _steps.settle's
+; bookkeeping here: the structure met, the steps counted, the epoch back to %ep when
+; %quiet) or when _program._settled took the rest; 0 when quick would not run them (steps
+; off, the structure met before, a marked node: the Python function, nothing changed);
+; -1 on error
+define internal i32 @lz_first(ptr %ctx, ptr %n, ptr %fast, ptr %ep, i1 %quiet, ptr %what) {
+entry:
+  %okp = alloca i1
+  ; _steps.NATIVE still the native steps (tests set it to None: the Python loop)
+  %sd = call ptr @w(ptr %ctx, i64 $C_STEPS_DICT$)
+  %nn = call ptr @w(ptr %ctx, i64 $C_NATIVE_NAME$)
+  %nat = call ptr @PyDict_GetItemWithError(ptr %sd, ptr %nn)
+  %mine = call ptr @w(ptr %ctx, i64 $C_NATIVE_FN$)
+  %same = icmp eq ptr %nat, %mine
+  br i1 %same, label %enabled, label %python
+enabled:
+  %en = call ptr @w(ptr %ctx, i64 $C_ENABLED$)
+  %on = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %en, ptr null)
+  %noon = icmp eq ptr %on, null
+  br i1 %noon, label %error, label %truth
+truth:
+  %t = call i32 @PyObject_IsTrue(ptr %on)
+  call void @Py_DecRef(ptr %on)
+  switch i32 %t, label %error [i32 0, label %python
+                               i32 1, label %sign]
+sign:
+  ; (read after enabled(), Python code: the node as it is now)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %n, i64 %ov)
+  %novalue = icmp eq ptr %v, %none
+  %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
+  %sig = call ptr @get(ptr %n, i64 %osg)
+  %tri = call i1 @triple(ptr %ctx, ptr %sig)
+  %go = and i1 %novalue, %tri
+  br i1 %go, label %current, label %python
+current:
+  %e = call ptr @item(ptr %sig, i64 2)
+  %cur = call i32 @PyObject_RichCompareBool(ptr %e, ptr %ep, i32 2)
+  switch i32 %cur, label %error [i32 0, label %python
+                                 i32 1, label %met]
+met:
+  call void @Py_IncRef(ptr %sig)
+  %key = call ptr @item(ptr %sig, i64 0)
+  %metset = call ptr @w(ptr %ctx, i64 $C_MET$)
+  %was = call i32 @PySet_Contains(ptr %metset, ptr %key)
+  switch i32 %was, label %failsig [i32 0, label %marked
+                                   i32 1, label %pythonsig]
+marked:
+  %mk = call ptr @w(ptr %ctx, i64 $C_MARKED$)
+  %nm = call i64 @PyDict_Size(ptr %mk)
+  %some = icmp ne i64 %nm, 0
+  br i1 %some, label %pythonsig, label %clear
+clear:
+  %cl = call i1 @lz_recent_cleared(ptr %ctx)
+  br i1 %cl, label %deeper, label %failsig
+deeper:
+  ; _steps._local.depth + 1 while they run (_steps.stepping)
+  %loc = call ptr @w(ptr %ctx, i64 $C_LOCAL$)
+  %dn = call ptr @w(ptr %ctx, i64 $C_DEPTH_NAME$)
+  %d0 = call ptr @PyObject_GetAttr(ptr %loc, ptr %dn)
+  %nod0 = icmp eq ptr %d0, null
+  br i1 %nod0, label %nodepth, label %hasdepth
+nodepth:
+  call void @PyErr_Clear()
+  br label %depth
+hasdepth:
+  %dv = call i64 @lz_int(ptr %ctx, ptr %d0, ptr %okp)
+  %dok = load i1, ptr %okp
+  %dvk = select i1 %dok, i64 %dv, i64 0
+  br label %depth
+depth:
+  %d = phi ptr [%d0, %hasdepth], [null, %nodepth]
+  %dv0 = phi i64 [%dvk, %hasdepth], [0, %nodepth]
+  %d1 = add i64 %dv0, 1
+  %up = call ptr @PyLong_FromLongLong(i64 %d1)
+  %noup = icmp eq ptr %up, null
+  br i1 %noup, label %faild, label %setup
+setup:
+  %s1 = call i32 @PyObject_SetAttr(ptr %loc, ptr %dn, ptr %up)
+  call void @Py_DecRef(ptr %up)
+  %s1err = icmp slt i32 %s1, 0
+  br i1 %s1err, label %faild, label %steps
+steps:
+  %r = call ptr @lz_steps(ptr %ctx, ptr %n, ptr %fast, i1 1)
+  %down = call ptr @PyLong_FromLongLong(i64 %dv0)
+  %nodown = icmp eq ptr %down, null
+  br i1 %nodown, label %failr, label %setdown
+setdown:
+  %s2 = call i32 @PyObject_SetAttr(ptr %loc, ptr %dn, ptr %down)
+  call void @Py_DecRef(ptr %down)
+  call void @Py_DecRef(ptr %d)
+  %s2err = icmp slt i32 %s2, 0
+  %nor = icmp eq ptr %r, null
+  %bad = or i1 %s2err, %nor
+  br i1 %bad, label %failrd, label %ran
+ran:
+  %rv = call i64 @lz_int(ptr %ctx, ptr %r, ptr %okp)
+  %rok = load i1, ptr %okp
+  %all = icmp sge i64 %rv, 0
+  %alldone = and i1 %rok, %all
+  br i1 %alldone, label %settle, label %settled
+settle:
+  ; _steps.settle for steps that all ran: the structure met, the steps counted
+  %sz = call i64 @PySet_Size(ptr %metset)
+  %full = icmp sge i64 %sz, $SEEN_MAX$
+  br i1 %full, label %forget, label %add
+forget:
+  %fc = call i32 @PySet_Clear(ptr %metset)
+  br label %add
+add:
+  %ad = call i32 @PySet_Add(ptr %metset, ptr %key)
+  %aderr = icmp slt i32 %ad, 0
+  br i1 %aderr, label %failr2, label %count
+count:
+  %cs = call ptr @w(ptr %ctx, i64 $C_COUNTS$)
+  %sn = call ptr @w(ptr %ctx, i64 $C_STEPS_NAME$)
+  %c0 = call ptr @PyObject_GetAttr(ptr %cs, ptr %sn)
+  %noc0 = icmp eq ptr %c0, null
+  br i1 %noc0, label %failr2, label %plus
+plus:
+  %c1 = call ptr @PyNumber_Add(ptr %c0, ptr %r)
+  call void @Py_DecRef(ptr %c0)
+  %noc1 = icmp eq ptr %c1, null
+  br i1 %noc1, label %failr2, label %store
+store:
+  %s3 = call i32 @PyObject_SetAttr(ptr %cs, ptr %sn, ptr %c1)
+  call void @Py_DecRef(ptr %c1)
+  call void @Py_DecRef(ptr %r)
+  call void @Py_DecRef(ptr %sig)
+  %s3err = icmp slt i32 %s3, 0
+  br i1 %s3err, label %error, label %quietly
+quietly:
+  br i1 %quiet, label %rollback, label %done
+rollback:
+  ; _program._quiet: the epoch back to %ep when only these steps made it grow (by one)
+  %idict = call ptr @w(ptr %ctx, i64 $C_IR_DICT$)
+  %ekey = call ptr @w(ptr %ctx, i64 $C_EPOCH_KEY$)
+  %now = call ptr @PyDict_GetItemWithError(ptr %idict, ptr %ekey)
+  %nonow = icmp eq ptr %now, null
+  br i1 %nonow, label %error, label %compare
+compare:
+  %x0 = call i64 @lz_int(ptr %ctx, ptr %ep, ptr %okp)
+  %ok0 = load i1, ptr %okp
+  %x1 = call i64 @lz_int(ptr %ctx, ptr %now, ptr %okp)
+  %ok1 = load i1, ptr %okp
+  %x0p = add i64 %x0, 1
+  %byone = icmp eq i64 %x1, %x0p
+  %ok01 = and i1 %ok0, %ok1
+  %back = and i1 %ok01, %byone
+  br i1 %back, label %setback, label %done
+setback:
+  %sb = call i32 @PyDict_SetItem(ptr %idict, ptr %ekey, ptr %ep)
+  %sberr = icmp slt i32 %sb, 0
+  br i1 %sberr, label %error, label %done
+done:
+  ret i32 1
+settled:
+  ; not all ran: _program._settled(n, key, r, what, alone, epoch) takes the rest
+  %fn = call ptr @w(ptr %ctx, i64 $C_SETTLED$)
+  %quietw = zext i1 %quiet to i64
+  %alone = call ptr @PyBool_FromLong(i64 %quietw)
+  %o = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %n, ptr %key, ptr %r, ptr %what, ptr %alone, ptr %ep, ptr null)
+  call void @Py_DecRef(ptr %alone)
+  call void @Py_DecRef(ptr %r)
+  call void @Py_DecRef(ptr %sig)
+  %noo = icmp eq ptr %o, null
+  br i1 %noo, label %error, label %took
+took:
+  call void @Py_DecRef(ptr %o)
+  ret i32 1
+pythonsig:
+  call void @Py_DecRef(ptr %sig)
+  br label %python
+python:
+  ret i32 0
+failr2:
+  call void @Py_DecRef(ptr %r)
+  br label %failsig
+failrd:
+  call void @Py_DecRef(ptr %r)
+  br label %failsig
+failr:
+  call void @Py_DecRef(ptr %r)
+  br label %faild
+faild:
+  call void @Py_DecRef(ptr %d)
+  br label %failsig
+failsig:
+  call void @Py_DecRef(ptr %sig)
+  br label %error
+error:
+  ret i32 -1
+}
+
 ; ---- materialize([a]) when %a's structure is known: 1 when %a's node got its value
 ; from its signature's program (_program._run_known, quiet when only %a holds the node:
 ; _program._ALONE), or with its siblings from their joint program; 0 when the Python
 ; function is needed (nothing changed); 2 when the siblings' program raised (the Python
 ; function computes %a alone); -1 on error
-define internal i32 @lz_materialize1(ptr %ctx, ptr %a) {
+define internal i32 @lz_materialize1(ptr %ctx, ptr %a, ptr %what) {
 entry:
   %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
   %t = call ptr @type(ptr %a)
@@ -331,7 +528,14 @@ lone:
   br i1 %nohit, label %missed, label %clear
 missed:
   %merr = call i1 @failed()
-  br i1 %merr, label %failkeyed, label %notrun
+  br i1 %merr, label %failkeyed, label %new
+new:
+  ; a new structure: its steps (_steps.quick), natively
+  %kf = call i32 @lz_first(ptr %ctx, ptr %n, ptr %fast, ptr %ep, i1 %quiet, ptr %what)
+  switch i32 %kf, label %failkeyed [i32 0, label %notrun
+                                    i32 1, label %firstdone]
+firstdone:
+  br label %out
 clear:
   %cl = call i1 @lz_recent_cleared(ptr %ctx)
   br i1 %cl, label %run, label %failkeyed
@@ -339,7 +543,7 @@ run:
   %k1 = call i32 @lz_known(ptr %ctx, ptr %n, ptr %fast, i1 0, ptr null, i64 0, i1 %quiet)
   br label %out
 out:
-  %k = phi i32 [%kj, %joint], [%k1, %run]
+  %k = phi i32 [%kj, %joint], [%k1, %run], [1, %firstdone]
   call void @Py_DecRef(ptr %keyed)
   call void @Py_DecRef(ptr %ep)
   call void @Py_DecRef(ptr %n)
@@ -387,7 +591,12 @@ one:
 first:
   %a = call ptr @litem(ptr %arrays, i64 0)
   call void @Py_IncRef(ptr %a)
-  %r = call i32 @lz_materialize1(ptr %ctx, ptr %a)
+  %two = icmp eq i64 %nargs, 2
+  %wp = getelementptr ptr, ptr %args, i64 1
+  %given = load ptr, ptr %wp
+  %dflt = call ptr @w(ptr %ctx, i64 $C_WHAT$)
+  %what = select i1 %two, ptr %given, ptr %dflt
+  %r = call i32 @lz_materialize1(ptr %ctx, ptr %a, ptr %what)
   switch i32 %r, label %faila [i32 0, label %pythona
                                i32 1, label %done
                                i32 2, label %pythona]

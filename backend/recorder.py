@@ -76,10 +76,16 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  C_PLACEHOLDER_OP, C_BROADCAST_OP,
  # a known structure's program run by materialize (MATERIALIZE, backend/known.ll): the
  # caches (PROGRAMS) and the name "by_signature", _live's RECENT, its clear method and
- # STATES, the Exception type
+ # STATES, the Exception type; a new structure's steps from there: _steps.enabled, _MET,
+ # _live._marked, _steps._local and "depth", _steps.COUNTS and "steps", _SEEN_MAX,
+ # _program._settled, materialize's default what, _steps' namespace, "NATIVE" and the
+ # native steps function
  C_PROGRAMS, C_BY_SIG_NAME, C_RECENT, C_RECENT_CLEAR, C_STATES, C_EXCEPTION,
- C_WORDS) = range(79)
+ C_ENABLED, C_MET, C_MARKED, C_LOCAL, C_DEPTH_NAME, C_COUNTS, C_STEPS_NAME, C_SETTLED,
+ C_WHAT, C_STEPS_DICT, C_NATIVE_NAME, C_NATIVE_FN,
+ C_WORDS) = range(91)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
+SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
 # elements of a block, a register's bytes (a block of complex128)
 P_NODE, P_KIND, P_CONS, P_OCC, P_ENT, P_REG, P_SRC0, P_SRC1, P_ROWS = range(9)
@@ -104,7 +110,8 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PySet_New", "PySet_Add", "PySet_Contains", "PyMem_Realloc", "PyMem_Free",
        "PyErr_NoMemory", "PyDict_SetItem", "PyObject_GetAttr", "PyBytes_FromStringAndSize",
        "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
-       "PySequence_List", "PySet_Size", "PyList_AsTuple", "PyErr_ExceptionMatches")
+       "PySequence_List", "PySet_Size", "PyList_AsTuple", "PyErr_ExceptionMatches",
+       "PyObject_IsTrue", "PyBool_FromLong", "PyNumber_Add", "PyObject_SetAttr", "PySet_Clear")
 
 
 def unit() -> native.Unit:

@@ -30,7 +30,7 @@ from .backend.recorder import C_FUSE_MAX, FUSE_MAX
 TABLE: dict = {}
 # nodes run in fused regions since the process began (the native code adds to it)
 COUNT = np.zeros(1, dtype=np.int64)
-CONTEXT: Optional[np.ndarray] = None  # the native steps' context words, once installed
+CONTEXTS: list = []  # the context words of the native functions that run steps, once installed
 _FUSED_OPS = ir.UNARY | ir.BINARY
 
 
@@ -66,8 +66,9 @@ def fused_count() -> int:
 def set_largest(count: int) -> int:
     """Plan fused regions in graphs of at most ``count`` nodes from now on (0: none; at
     most ``FUSE_MAX``); returns the previous bound (for tests that compare)."""
-    if CONTEXT is None:
+    if not CONTEXTS:
         return 0
-    before = int(CONTEXT[C_FUSE_MAX])
-    CONTEXT[C_FUSE_MAX] = max(0, min(int(count), FUSE_MAX))
+    before = int(CONTEXTS[0][C_FUSE_MAX])
+    for ctx in CONTEXTS:
+        ctx[C_FUSE_MAX] = max(0, min(int(count), FUSE_MAX))
     return before

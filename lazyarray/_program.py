@@ -102,11 +102,14 @@ def _alone() -> int:
 _ALONE = _alone()
 
 
-def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False) -> None:
+def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False,
+             quick: Optional[tuple] = None) -> None:
     """Give the nodes ``roots`` their values, and those of ``maybe`` (``_live``
     candidates) that turn out to be siblings: by a signature's program if one ran
     before, else through a walk.  ``alone``: the one root is inside no other graph
-    (``materialize``): its value alone leaves other signatures current."""
+    (``materialize``): its value alone leaves other signatures current.  ``quick``:
+    (``_steps.quick``'s answer, the epoch before it) when the steps ran already
+    (``_settled``)."""
     keyed = roots + list(maybe)
     steps = True
     if maybe:  # known with these candidates, or walked to tell which are siblings
@@ -115,11 +118,15 @@ def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False) -> No
                 return
         except Exception:  # a sibling's error is raised when it is evaluated itself
             return _compute(roots, (), what)
-    elif _run_known(roots, alone):
+    elif quick is None and _run_known(roots, alone):
         return
     elif len(roots) == 1:  # a new structure's steps, if they are all known: no walk
-        epoch = ir.EPOCH
-        done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature, _compute_one, what)
+        if quick is None:
+            epoch = ir.EPOCH
+            done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature, _compute_one,
+                                what)
+        else:
+            done, epoch = quick
         if done:
             if alone:
                 _quiet(epoch)
@@ -176,6 +183,14 @@ def _quiet(epoch: int) -> None:
     program whose inputs are not among them.)"""
     if ir.EPOCH == epoch + 1:
         ir.EPOCH = epoch
+
+
+def _settled(root, key: int, ran, what: str, alone: bool, epoch: int) -> None:
+    """``materialize``'s rest when the native one ran the steps of ``root``, a new
+    structure (``key``), and they did not all run (``ran``: ``_steps.NATIVE``'s result;
+    ``epoch``: ``ir.EPOCH`` before them)."""
+    done = _steps.settle(root, key, ran, PROGRAMS.by_signature, _run_known, _compute_one, what)
+    _compute([root], (), what, alone, (done, epoch))
 
 
 def _compute_one(roots: list, what: str) -> None:

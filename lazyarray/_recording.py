@@ -108,7 +108,7 @@ def install(addresses) -> None:
             ctx = recorder.context(words)
             _steps.NATIVE = rec.function("native_steps", _steps.native_fallback.__doc__,
                                          _steps.__name__, (ctx, keep))
-            _fusion.CONTEXT = ctx
+            _fusion.CONTEXTS.append(ctx)
             _materialize(rec, steps)
 
 
@@ -191,19 +191,26 @@ def _materialize(rec, steps: tuple) -> None:
     named = ((recorder.C_FALLBACK, python), (recorder.C_PROGRAMS, PROGRAMS),
              (recorder.C_BY_SIG_NAME, _BY_SIGNATURE), (recorder.C_RECENT, _live.RECENT),
              (recorder.C_RECENT_CLEAR, _live.RECENT.clear), (recorder.C_STATES, _live.STATES),
-             (recorder.C_EXCEPTION, Exception))
+             (recorder.C_EXCEPTION, Exception), (recorder.C_ENABLED, _steps.enabled),
+             (recorder.C_MET, _steps._MET), (recorder.C_MARKED, _live._marked),
+             (recorder.C_LOCAL, _steps._local), (recorder.C_DEPTH_NAME, _DEPTH),
+             (recorder.C_COUNTS, _steps.COUNTS), (recorder.C_STEPS_NAME, _STEPS),
+             (recorder.C_SETTLED, _program._settled),
+             (recorder.C_WHAT, python.__defaults__[0]), (recorder.C_STEPS_DICT, vars(_steps)),
+             (recorder.C_NATIVE_NAME, _NATIVE), (recorder.C_NATIVE_FN, _steps.NATIVE))
     for w, obj in named:
         words[w] = id(obj)
     doc = f"materialize($module, arrays, what='evaluate()', /)\n--\n\n{python.__doc__}"
-    native_fn = rec.function("materialize", doc, _program.__name__,
-                             _Holder((recorder.context(words), (keep, named))))
+    ctx = recorder.context(words)
+    native_fn = rec.function("materialize", doc, _program.__name__, _Holder((ctx, (keep, named))))
+    _fusion.CONTEXTS.append(ctx)  # (it runs steps too)
     _PYTHON["materialize"] = python
     _replace({"materialize": (python, native_fn)})
     if _array_object._materialize_fn is python:
         _array_object._materialize_fn = native_fn
 
 
-_BY_SIGNATURE = "by_signature"
+_BY_SIGNATURE, _DEPTH, _STEPS, _NATIVE = "by_signature", "depth", "steps", "NATIVE"
 
 
 def load_now() -> bool:

@@ -36,9 +36,10 @@ from . import _live
 from .backend import ir, library, threads
 from .backend.cache import PROGRAMS, keyed_walk
 from .backend.ir import VIEW
+from .backend.recorder import SEEN_MAX
 
 STEP_MAX = 1 << 15  # elements of a graph's largest array for its first evaluation in steps
-_SEEN_MAX = 4096    # structures remembered as evaluated in steps (then forgotten at once)
+_SEEN_MAX = SEEN_MAX  # structures remembered as evaluated in steps (then forgotten at once)
 # hashes of the structures (graph key, outputs) evaluated in steps: a key holds a part per
 # node (a 10^6-op chain's, about 100 MB), and a collision only plans a structure whole
 _SEEN: set = set()
@@ -299,15 +300,27 @@ def _native(root, key: int, fast: dict, known: Callable, compute: Callable,
     _local.depth = getattr(_local, "depth", 0) + 1
     try:
         ran = NATIVE(root, fast)
-        if ran is None:  # (its _order's None)
-            return False
-        _met(key)
-        if ran == -1:  # the first step is not known
-            ran = _first_made(root, fast, known, compute, what)
-            if ran is None:
-                return False  # (the walk, from the start)
     finally:
         _local.depth -= 1
+    return settle(root, key, ran, fast, known, compute, what)
+
+
+def settle(root, key: int, ran, fast: dict, known: Callable, compute: Callable,
+           what: str) -> bool:
+    """``_native``'s rest, given what ``NATIVE(root, fast)`` returned (``ran``; the
+    native ``materialize`` calls it too, through ``_program._settled``, unless all steps
+    ran): ``quick``'s answer."""
+    if ran is None:  # (its _order's None)
+        return False
+    _met(key)
+    if ran == -1:  # the first step is not known
+        _local.depth = getattr(_local, "depth", 0) + 1
+        try:
+            ran = _first_made(root, fast, known, compute, what)
+        finally:
+            _local.depth -= 1
+        if ran is None:
+            return False  # (the walk, from the start)
     if ran >= 0:
         COUNTS.steps += ran
         return True

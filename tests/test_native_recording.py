@@ -542,3 +542,32 @@ def test_materialize_runs_known_structures_natively():
         native()
     RECENT.clear()
     assert native([v])[0] is v._node.value  # a data leaf: Python's path, the same value
+
+
+def test_materialize_runs_a_new_structure_in_steps_natively():
+    """A new structure read alone runs its steps from the native ``materialize``
+    (``_steps.quick``'s native loop without Python: counted, the structure met, the epoch
+    left as it was); a structure met before, and steps switched off, take the Python
+    function."""
+    from lazyarray import _program, _steps
+    from lazyarray.backend import library
+    if not library.bundle_loaded() or _steps.NATIVE is None:
+        pytest.skip("steps need the building blocks")
+    native = _program.materialize
+    v = xp.asarray(np.linspace(0.5, 1.5, 300))
+    vn = np.asarray(v)
+    np.asarray(xp.exp(v * 0.25) * v + 2.0 - v)  # (the building blocks they read, loaded)
+    news = (lambda m, a: m.exp(a * 0.5) * a - 1.0, lambda m, a: m.exp(a * 0.5) - a * 2.0,
+            lambda m, a: (m.exp(a * 0.5) + 1.0) * a)  # one fused region each
+    for new in news:
+        s = new(xp, v)
+        before, epoch = xp.compile_cache_info(), ir.EPOCH
+        got = []
+        calls = _python_calls(lambda: got.append(native([s])[0]))
+        after = xp.compile_cache_info()
+        assert "materialize" not in calls and "quick" not in calls, calls
+        assert after.step_evaluations == before.step_evaluations + 1
+        assert after.steps > before.steps and ir.EPOCH == epoch
+        np.testing.assert_allclose(got[0], new(np, vn), rtol=1e-13, atol=1e-14)
+    t = news[0](xp, v)  # met before: planned whole in Python
+    assert "materialize" in _python_calls(lambda: native([t]))
