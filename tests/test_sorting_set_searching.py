@@ -316,6 +316,30 @@ def test_compiled_argmax_argmin_keep_the_first_best(monkeypatch, dtype):
                 assert int(fn(xp.asarray(a))) == int(want(a))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_compiled_argmax_argmin_of_long_rows(monkeypatch, dtype):
+    """Rows read contiguously take two vectorised passes in compiled code (the extreme,
+    then the least index holding it): against numpy on rows long enough for the vector
+    loops (and their tails), with ties, signed zeros, infinities and NaNs placed in the
+    vector part, the tail, first and last; a strided axis keeps the one-pass loop."""
+    monkeypatch.setenv("LAZYARRAY_TIER", "compile")
+    rng = np.random.default_rng(12)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, 2.5, -2.5], dtype=dtype)
+    for n in (31, 32, 33, 64, 100, 1000):
+        for trial in range(6):
+            a = rng.choice(pool, size=(4, n)) if trial % 2 else \
+                rng.standard_normal((4, n)).astype(dtype)
+            if trial >= 4:  # NaNs: one row with one late, one with two
+                a[1, n - 1] = NAN
+                a[2, [n // 2, 3]] = NAN
+            for f in ("argmax", "argmin"):
+                want, fn = getattr(np, f), getattr(xp, f)
+                assert np.array_equal(np.asarray(fn(xp.asarray(a), axis=1)), want(a, axis=1)), (n, f)
+                assert int(fn(xp.asarray(a[0]))) == int(want(a[0]))
+                t = np.ascontiguousarray(a.T)
+                assert np.array_equal(np.asarray(fn(xp.asarray(t), axis=0)), want(t, axis=0))
+
+
 def test_argmax_complex_zero_d_and_errors():
     c = np.array([1 + 2j, 3 + 0j, 3 + 1j, 3 + 1j])
     check(xp.argmax(xp.asarray(c)), np.argmax(c))
