@@ -512,14 +512,22 @@ def fire():
     while not stop.is_set():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.0002)
+armed = False
+def on_int(sig, frame):  # Ctrl-C inside a submit only, once per arming (one that landed
+    global armed         # on the loop's own lines, outside the try, ended the script)
+    if armed:
+        armed = False
+        raise KeyboardInterrupt
+signal.signal(signal.SIGINT, on_int)
 t = threading.Thread(target=fire, daemon=True); t.start()
 hits = 0
 end = time.monotonic() + 2.0
 go.set()
 while time.monotonic() < end:
     try:
-        while time.monotonic() < end:
-            w.submit(len, ())
+        armed = True
+        w.submit(len, ())
+        armed = False
     except KeyboardInterrupt:
         hits += 1
 stop.set()
