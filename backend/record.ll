@@ -591,3 +591,209 @@ dropshape:
 python:
   ret i32 0
 }
+
+; ---- a node of %op made from %shape (stolen), %srcs (stolen, Nodes) and %arg, with its
+; signature; its Array too when %wrap.  NULL with an error set on error; NULL without
+; one when its sizes do not fit (lz_sizes_fit: the Python function checks them)
+define internal ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %arg, i1 %wrap) {
+entry:
+  %noshape = icmp eq ptr %shape, null
+  %nosrcs = icmp eq ptr %srcs, null
+  %missing = or i1 %noshape, %nosrcs
+  br i1 %missing, label %failed, label %sizes
+sizes:
+  %fit = call i1 @lz_sizes_fit(ptr %ctx, ptr %shape)
+  br i1 %fit, label %sig, label %failed
+sig:
+  %sg = call ptr @lz_record_sig(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %arg)
+  %nosg = icmp eq ptr %sg, null
+  br i1 %nosg, label %failed, label %node
+node:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %nd = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %arg, ptr %none, ptr %sg)
+  call void @Py_DecRef(ptr %shape)
+  %nond = icmp eq ptr %nd, null
+  %bare = xor i1 %wrap, 1
+  %done = or i1 %nond, %bare
+  br i1 %done, label %out, label %wrapped
+wrapped:
+  %r = call ptr @lz_wrap(ptr %ctx, ptr %nd)
+  ret ptr %r
+out:
+  ret ptr %nd
+failed:
+  call void @Py_DecRef(ptr %shape)
+  call void @Py_DecRef(ptr %srcs)
+  ret ptr null
+}
+
+; ---- %x == %y for two sizes (Python ints, or symbolic sizes: their __eq__): 1, 0, or
+; -1 on error
+define internal i32 @lz_same_size(ptr %x, ptr %y) {
+  %r = call i32 @PyObject_RichCompareBool(ptr %x, ptr %y, i32 2)
+  ret i32 %r
+}
+
+; ---- _linear_algebra.matmul's fast path natively (MATMUL): two Arrays of one numeric
+; dtype, matrix @ matrix, matrix @ vector or vector @ matrix, recorded as the Python
+; function records them (a vector gets an axis of size 1, squeezed out of the product);
+; anything else, and sizes that do not fit, to the Python function (C_FALLBACK)
+define internal ptr @lz_matmul(ptr %ctx, ptr %x1, ptr %x2) {
+entry:
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %t1 = call ptr @type(ptr %x1)
+  %t2 = call ptr @type(ptr %x2)
+  %a1 = icmp eq ptr %t1, %at
+  %a2 = icmp eq ptr %t2, %at
+  %arrays = and i1 %a1, %a2
+  br i1 %arrays, label %nodes, label %python
+nodes:
+  ; held: a size's __eq__ or ir.structure_id may run Python code meanwhile
+  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %a = call ptr @get(ptr %x1, i64 %on)
+  %b = call ptr @get(ptr %x2, i64 %on)
+  call void @Py_IncRef(ptr %a)
+  call void @Py_IncRef(ptr %b)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %d = call ptr @get(ptr %a, i64 %od)
+  %db = call ptr @get(ptr %b, i64 %od)
+  %same = icmp eq ptr %d, %db
+  br i1 %same, label %numeric, label %pythonab
+numeric:
+  %num = call ptr @w(ptr %ctx, i64 $C_NUMERIC$)
+  %isnum = call i32 @PySet_Contains(ptr %num, ptr %d)
+  switch i32 %isnum, label %failab [i32 0, label %pythonab
+                                    i32 1, label %shapes]
+shapes:
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %sa = call ptr @get(ptr %a, i64 %osh)
+  %sb = call ptr @get(ptr %b, i64 %osh)
+  call void @Py_IncRef(ptr %sa)
+  call void @Py_IncRef(ptr %sb)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %sat = call ptr @type(ptr %sa)
+  %sbt = call ptr @type(ptr %sb)
+  %ta = icmp eq ptr %sat, %tt
+  %tb = icmp eq ptr %sbt, %tt
+  %tuples = and i1 %ta, %tb
+  br i1 %tuples, label %ranks, label %pythonall
+ranks:
+  %ra = call i64 @size(ptr %sa)
+  %rb = call i64 @size(ptr %sb)
+  %a2d = icmp eq i64 %ra, 2
+  %b2d = icmp eq i64 %rb, 2
+  %a1d = icmp eq i64 %ra, 1
+  %b1d = icmp eq i64 %rb, 1
+  %mm = and i1 %a2d, %b2d
+  %mv = and i1 %a2d, %b1d
+  %vm = and i1 %a1d, %b2d
+  ; the contracted sizes: sa[-1] and sb[0]
+  %ka = select i1 %a2d, i64 1, i64 0
+  %any = or i1 %mm, %mv
+  %some = or i1 %any, %vm
+  br i1 %some, label %inner, label %pythonall
+inner:
+  %x = call ptr @item(ptr %sa, i64 %ka)
+  %y = call ptr @item(ptr %sb, i64 0)
+  %eq = call i32 @lz_same_size(ptr %x, ptr %y)
+  switch i32 %eq, label %failall [i32 0, label %pythonall
+                                  i32 1, label %which]
+which:
+  %mmop = call ptr @w(ptr %ctx, i64 $C_MATMUL_OP$)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  br i1 %mm, label %matrices, label %vector
+matrices:
+  %s0 = call ptr @item(ptr %sa, i64 0)
+  %s1 = call ptr @item(ptr %sb, i64 1)
+  %shape = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %s0, ptr %s1)
+  %srcs = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %a, ptr %b)
+  %r = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %shape, ptr %srcs, ptr %none, i1 1)
+  br label %made
+vector:
+  ; matrix @ vector: the vector (k,) as (k, 1), the product (m, 1) squeezed at axis 1;
+  ; vector @ matrix: the vector as (1, k), the product (1, n) squeezed at axis 0
+  %one = call ptr @w(ptr %ctx, i64 $C_ONE$)
+  %ax1 = call ptr @w(ptr %ctx, i64 $C_AXIS1$)
+  %ax0 = call ptr @w(ptr %ctx, i64 $C_AXIS0$)
+  %axis = select i1 %mv, ptr %ax1, ptr %ax0
+  %vec = select i1 %mv, ptr %b, ptr %a
+  br i1 %mv, label %mvshapes, label %vmshapes
+mvshapes:
+  %k1 = call ptr @item(ptr %sb, i64 0)
+  %m0 = call ptr @item(ptr %sa, i64 0)
+  %vs1 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k1, ptr %one)
+  %ps1 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %m0, ptr %one)
+  %os1 = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %m0)
+  br label %expand
+vmshapes:
+  %k2 = call ptr @item(ptr %sa, i64 0)
+  %n1 = call ptr @item(ptr %sb, i64 1)
+  %vs2 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %one, ptr %k2)
+  %ps2 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %one, ptr %n1)
+  %os2 = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n1)
+  br label %expand
+expand:
+  %vshape = phi ptr [%vs1, %mvshapes], [%vs2, %vmshapes]
+  %pshape = phi ptr [%ps1, %mvshapes], [%ps2, %vmshapes]
+  %oshape = phi ptr [%os1, %mvshapes], [%os2, %vmshapes]
+  %exop = call ptr @w(ptr %ctx, i64 $C_EXPAND_OP$)
+  %vsrc = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %vec)
+  %ev = call ptr @lz_make(ptr %ctx, ptr %exop, ptr %d, ptr %vshape, ptr %vsrc, ptr %axis, i1 0)
+  %noev = icmp eq ptr %ev, null
+  br i1 %noev, label %dropshapes, label %product
+product:
+  %left = select i1 %mv, ptr %a, ptr %ev
+  %right = select i1 %mv, ptr %ev, ptr %b
+  %psrc = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %left, ptr %right)
+  call void @Py_DecRef(ptr %ev)
+  %pn = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %pshape, ptr %psrc, ptr %none, i1 0)
+  %nopn = icmp eq ptr %pn, null
+  br i1 %nopn, label %dropout, label %squeeze
+squeeze:
+  %sqop = call ptr @w(ptr %ctx, i64 $C_SQUEEZE_OP$)
+  %ssrc = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %pn)
+  call void @Py_DecRef(ptr %pn)
+  %rv = call ptr @lz_make(ptr %ctx, ptr %sqop, ptr %d, ptr %oshape, ptr %ssrc, ptr %axis, i1 1)
+  br label %made
+dropshapes:
+  call void @Py_DecRef(ptr %pshape)
+  br label %dropout
+dropout:
+  call void @Py_DecRef(ptr %oshape)
+  br label %made
+made:
+  %res = phi ptr [%r, %matrices], [%rv, %squeeze], [null, %dropout]
+  call void @Py_DecRef(ptr %sa)
+  call void @Py_DecRef(ptr %sb)
+  call void @Py_DecRef(ptr %a)
+  call void @Py_DecRef(ptr %b)
+  %nores = icmp eq ptr %res, null
+  br i1 %nores, label %why, label %ok
+ok:
+  ret ptr %res
+why:
+  %err = call i1 @failed()
+  br i1 %err, label %error, label %python
+pythonall:
+  call void @Py_DecRef(ptr %sa)
+  call void @Py_DecRef(ptr %sb)
+  br label %pythonab
+pythonab:
+  call void @Py_DecRef(ptr %a)
+  call void @Py_DecRef(ptr %b)
+  br label %python
+python:
+  %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %o = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %x1, ptr %x2, ptr null)
+  ret ptr %o
+failall:
+  call void @Py_DecRef(ptr %sa)
+  call void @Py_DecRef(ptr %sb)
+  br label %failab
+failab:
+  call void @Py_DecRef(ptr %a)
+  call void @Py_DecRef(ptr %b)
+  br label %error
+error:
+  ret ptr null
+}

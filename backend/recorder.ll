@@ -890,7 +890,11 @@ entry:
   %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
   switch i64 %kind, label %unary [i64 0, label %forward
                                   i64 1, label %reflected
-                                  i64 3, label %getitem]
+                                  i64 3, label %getitem
+                                  i64 $MATMUL$, label %matmul]
+matmul:
+  %mm = call ptr @lz_matmul(ptr %ctx, ptr %self, ptr %other)
+  ret ptr %mm
 forward:
   %f = call ptr @lz_binary(ptr %ctx, ptr %self, ptr %other, ptr %self, ptr %other)
   ret ptr %f
@@ -1341,7 +1345,17 @@ positional:
                                    i64 $RECORD$, label %record
                                    i64 $NODE$, label %record
                                    i64 $SIGNATURE$, label %record
-                                   i64 $MATERIALIZE$, label %materialize]
+                                   i64 $MATERIALIZE$, label %materialize
+                                   i64 $MATMUL$, label %matmul]
+matmul:
+  %two2 = icmp eq i64 %nargs, 2
+  br i1 %two2, label %matmul2, label %other
+matmul2:
+  %m1 = load ptr, ptr %args
+  %mp = getelementptr ptr, ptr %args, i64 1
+  %m2 = load ptr, ptr %mp
+  %mm = call ptr @lz_matmul(ptr %ctx, ptr %m1, ptr %m2)
+  ret ptr %mm
 materialize:
   %m = call ptr @lz_materialize_entry(ptr %ctx, ptr %args, i64 %nargs)
   ret ptr %m

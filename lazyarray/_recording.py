@@ -101,6 +101,7 @@ def install(addresses) -> None:
         done += _functions(rec, common, natives)
         _state["installed"] = done
         _record(rec, common, natives)
+        done += _matmul(rec, common, natives)
         _replace(natives)
         steps = _steps_words(common)
         if steps is not None:
@@ -176,6 +177,41 @@ def _record(rec, common, natives: dict) -> None:
                                  _Holder((recorder.context(words), keep)))
         _PYTHON[fname] = python
         natives[fname] = (python, native_fn)
+
+
+def _matmul(rec, common, natives: dict) -> list:
+    """Native ``matmul`` and ``Array.__matmul__`` (backend/record.ll): the Python fast
+    path's matrix and matrix-vector products (into ``natives``, see ``_replace``)."""
+    from . import _linear_algebra
+    named = ((recorder.C_MATMUL_OP, ir.Op.MATMUL), (recorder.C_EXPAND_OP, ir.Op.EXPAND_DIMS),
+             (recorder.C_SQUEEZE_OP, ir.Op.SQUEEZE),
+             (recorder.C_NUMERIC, _linear_algebra._NUMERIC),
+             (recorder.C_AXIS0, _AXES[0]), (recorder.C_AXIS1, _AXES[1]))
+    python = _linear_algebra.matmul
+    method = vars(Array)["__matmul__"]
+    made = []
+    for fallback in (python, method):
+        words, keep = _words(common, recorder.MATMUL, None, None, None, fallback)
+        for w, obj in named:
+            words[w] = id(obj)
+        if fallback is python:
+            doc = f"matmul($module, x1, x2, /)\n--\n\n{python.__doc__}"
+            native_fn = rec.function("matmul", doc, _PACKAGE,
+                                     _Holder((recorder.context(words), (keep, named))))
+            natives["matmul"] = (python, native_fn)
+            _PYTHON["matmul"] = python
+            made.append("matmul")
+            continue
+        doc = f"__matmul__($self, other, /)\n--\n\n{method.__doc__ or ''}"
+        native_method = rec.method(Array, "__matmul__", doc, words, (keep, named))
+        if native_method is not None:
+            _PYTHON["__matmul__"] = method
+            setattr(Array, "__matmul__", native_method)
+            made.append("__matmul__")
+    return made
+
+
+_AXES = ((0,), (1,))  # the axis parameters of a matrix-vector product's nodes
 
 
 def _materialize(rec, steps: tuple) -> None:

@@ -571,3 +571,26 @@ def test_materialize_runs_a_new_structure_in_steps_natively():
         np.testing.assert_allclose(got[0], new(np, vn), rtol=1e-13, atol=1e-14)
     t = news[0](xp, v)  # met before: planned whole in Python
     assert "materialize" in _python_calls(lambda: native([t]))
+
+
+def test_matrix_products_record_as_python_does():
+    """``@`` and ``matmul`` (backend/record.ll): matrix @ matrix, matrix @ vector and
+    vector @ matrix make the nodes the Python fast path makes (the vector's axis of size 1,
+    the product, the squeeze); other ranks, dtypes, sizes and operands go to Python."""
+    assert type(xp.matmul).__name__ == "builtin_function_or_method"
+    rng = np.random.default_rng(4)
+    m = xp.asarray(rng.uniform(-1, 1, (3, 4)))
+    arrays = [m, m.T, m * 2.0, xp.asarray(rng.uniform(-1, 1, 4)), xp.asarray(rng.uniform(size=3)),
+              xp.asarray(rng.integers(-3, 3, (4, 2))), xp.asarray(rng.uniform(size=(2, 3, 4))),
+              xp.asarray(np.ones((4, 0))), xp.asarray(np.float64(2.0)), xp.asarray([True, False]),
+              xp.placeholder(("n", 4), xp.float64), xp.placeholder((4,), xp.float64),
+              xp.asarray(rng.uniform(size=(4, 3)).astype(np.float32))]
+    for a in arrays:
+        for b in arrays + [2.0, None, np.ones(4)]:
+            _compare("__matmul__", a, b)
+            if isinstance(b, xp.Array):
+                _compare_calls(xp.matmul, _recording._PYTHON["matmul"], a, b)
+    v = xp.asarray(np.arange(4.0))
+    np.testing.assert_allclose(np.asarray(m @ v), np.asarray(m) @ np.arange(4.0))
+    np.testing.assert_allclose(np.asarray(v @ m.T), np.arange(4.0) @ np.asarray(m).T)
+    np.testing.assert_allclose(np.asarray(m @ m.T), np.asarray(m) @ np.asarray(m).T)
