@@ -256,8 +256,8 @@ def _quick_fill(shape, value: int, dtype, device):
     if device is None and (dtype is None or dtype in _DTYPES):
         s = _quick_shape(shape)
         if s is not None:
-            d = dtype or dt.float64
-            return data_leaf(np.full(s, value, dtype=d.np), d)
+            d = dtype or dt.float64  # (numpy's zeros: 0.16 us, full: 1.3)
+            return data_leaf((np.zeros if value == 0 else np.ones)(s, dtype=d.np), d)
     return None
 
 
