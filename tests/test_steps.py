@@ -253,11 +253,11 @@ def test_a_long_chain_predicts_one_window_not_every_step(monkeypatch):
 
 
 def test_steps_stop_where_the_next_ones_are_not_worth_it(monkeypatch):
-    monkeypatch.setattr(_steps, "NEW_COST", 10_000)  # every one-op program made is too dear
     x = np.linspace(0.25, 0.75, 300)
     a = xp.asarray(x)
-    float(xp.sum(a * 0.5 + 0.25))      # their one-op programs known from here
-    float(xp.sum(a * 0.5 + 0.25))
+    with one_op_steps():  # their one-op programs known from here, whatever ran before
+        in_steps(lambda: xp.sum(a * 0.5 + 0.25), monkeypatch)
+    monkeypatch.setattr(_steps, "NEW_COST", 10_000)  # every one-op program made is too dear
     v = a
     for _ in range(_steps.WINDOW + 10):  # known steps, more than a window
         v = v * 0.5 + 0.25
