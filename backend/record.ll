@@ -797,3 +797,59 @@ failab:
 error:
   ret ptr null
 }
+
+; ---- x.T natively (TRANSPOSE): a 2-d Array's PERMUTE_DIMS view with axes (1, 0), as
+; the Python property records it, linked to its base (_views.track_permuted); anything
+; else, and sizes that do not fit, to the Python property's getter (C_FALLBACK)
+define internal ptr @lz_transpose(ptr %ctx, ptr %x) {
+entry:
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %t = call ptr @type(ptr %x)
+  %isa = icmp eq ptr %t, %at
+  br i1 %isa, label %node, label %python
+node:
+  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %n = call ptr @get(ptr %x, i64 %on)
+  call void @Py_IncRef(ptr %n)
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %sh = call ptr @get(ptr %n, i64 %osh)
+  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
+  %st = call ptr @type(ptr %sh)
+  %ist = icmp eq ptr %st, %tt
+  br i1 %ist, label %rank, label %pythonn
+rank:
+  %r = call i64 @size(ptr %sh)
+  %two = icmp eq i64 %r, 2
+  br i1 %two, label %make, label %pythonn
+make:
+  %s0 = call ptr @item(ptr %sh, i64 0)
+  %s1 = call ptr @item(ptr %sh, i64 1)
+  %nsh = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %s1, ptr %s0)
+  %srcs = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
+  %op = call ptr @w(ptr %ctx, i64 $C_PERMUTE_OP$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %d = call ptr @get(ptr %n, i64 %od)
+  %axes = call ptr @w(ptr %ctx, i64 $C_T_AXES$)
+  %out = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d, ptr %nsh, ptr %srcs, ptr %axes, i1 1)
+  %noout = icmp eq ptr %out, null
+  br i1 %noout, label %why, label %link
+link:
+  %tag = call ptr @w(ptr %ctx, i64 $C_PERMUTE$)
+  %trk = call ptr @w(ptr %ctx, i64 $C_TRACK$)
+  %v = call ptr @lz_link(ptr %ctx, ptr %x, ptr %tag, ptr %axes, ptr %out, ptr %trk)
+  call void @Py_DecRef(ptr %n)
+  ret ptr %v
+why:
+  %err = call i1 @failed()
+  br i1 %err, label %error, label %pythonn
+error:
+  call void @Py_DecRef(ptr %n)
+  ret ptr null
+pythonn:
+  call void @Py_DecRef(ptr %n)
+  br label %python
+python:
+  %fn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %o = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %x, ptr null)
+  ret ptr %o
+}

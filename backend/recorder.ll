@@ -1241,8 +1241,32 @@ wrap:
   %out = call ptr @lz_wrap(ptr %ctx, ptr %nd)
   %noout = icmp eq ptr %out, null
   br i1 %noout, label %error, label %track
-; ---- the view's link to its base (_views._link)
 track:
+  %trk = call ptr @w(ptr %ctx, i64 $C_TRACK$)
+  %istr2 = call ptr @w(ptr %ctx, i64 $C_INDEX$)
+  %linked = call ptr @lz_link(ptr %ctx, ptr %x, ptr %istr2, ptr %key, ptr %out, ptr %trk)
+  call void @Py_DecRef(ptr %n)
+  ret ptr %linked
+errorboth:
+  call void @Py_DecRef(ptr %nsh)
+  br label %errorarg
+errorarg:
+  call void @Py_DecRef(ptr %arg)
+  br label %error
+error:
+  call void @Py_DecRef(ptr %n)
+  ret ptr null
+fallback:
+  %r = call ptr @lz_fallback2(ptr %ctx, ptr %x, ptr %key)
+  ret ptr %r
+}
+
+; ---- the view %out (stolen) linked to its base %x as _views._link links it (its
+; _view_of is (%x, (%tag, %key)), a weak reference to it in %x's _views); at a power of
+; two from 16 views on, the Python function %pyfn(x, key, out) does it all (it drops
+; the dead ones): the view, NULL on error
+define internal ptr @lz_link(ptr %ctx, ptr %x, ptr %tag, ptr %key, ptr %out, ptr %pyfn) {
+entry:
   %ovs = call i64 @wi(ptr %ctx, i64 $C_A_VIEWS$)
   %views = call ptr @get(ptr %x, i64 %ovs)
   %noviews = icmp eq ptr %views, null
@@ -1263,14 +1287,11 @@ vlen:
   br i1 %prune, label %pytrack, label %link
 pytrack:
   ; dead views are dropped at powers of two: the Python function does all of it
-  %trk = call ptr @w(ptr %ctx, i64 $C_TRACK$)
-  %tr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %trk, ptr %x, ptr %key, ptr %out, ptr null)
+  %tr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %pyfn, ptr %x, ptr %key, ptr %out, ptr null)
   call void @Py_DecRef(ptr %out)
-  call void @Py_DecRef(ptr %n)
   ret ptr %tr
 link:
-  %istr2 = call ptr @w(ptr %ctx, i64 $C_INDEX$)
-  %how = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %istr2, ptr %key)
+  %how = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %tag, ptr %key)
   %nohow = icmp eq ptr %how, null
   br i1 %nohow, label %errorout, label %viewof
 viewof:
@@ -1300,7 +1321,6 @@ errorl:
   br label %errorout
 setl:
   call void @set(ptr %x, i64 %ovs, ptr %l)
-  call void @Py_DecRef(ptr %n)
   ret ptr %out
 append:
   %rc2 = call i32 @PyList_Append(ptr %views, ptr %ref)
@@ -1308,26 +1328,13 @@ append:
   %rc2bad = icmp ne i32 %rc2, 0
   br i1 %rc2bad, label %errorout, label %appended
 appended:
-  call void @Py_DecRef(ptr %n)
   ret ptr %out
 errorref:
   call void @Py_DecRef(ptr %ref)
   br label %errorout
 errorout:
   call void @Py_DecRef(ptr %out)
-  br label %error
-errorboth:
-  call void @Py_DecRef(ptr %nsh)
-  br label %errorarg
-errorarg:
-  call void @Py_DecRef(ptr %arg)
-  br label %error
-error:
-  call void @Py_DecRef(ptr %n)
   ret ptr null
-fallback:
-  %r = call ptr @lz_fallback2(ptr %ctx, ptr %x, ptr %key)
-  ret ptr %r
 }
 
 ; ---- a module function (METH_FASTCALL | METH_KEYWORDS): self is (context array, ...);
@@ -1346,7 +1353,15 @@ positional:
                                    i64 $NODE$, label %record
                                    i64 $SIGNATURE$, label %record
                                    i64 $MATERIALIZE$, label %materialize
-                                   i64 $MATMUL$, label %matmul]
+                                   i64 $MATMUL$, label %matmul
+                                   i64 $TRANSPOSE$, label %transpose]
+transpose:
+  %one1 = icmp eq i64 %nargs, 1
+  br i1 %one1, label %transpose1, label %other
+transpose1:
+  %tx = load ptr, ptr %args
+  %tr = call ptr @lz_transpose(ptr %ctx, ptr %tx)
+  ret ptr %tr
 matmul:
   %two2 = icmp eq i64 %nargs, 2
   br i1 %two2, label %matmul2, label %other

@@ -86,7 +86,10 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # matrix products natively (MATMUL, backend/record.ll): Op.MATMUL, EXPAND_DIMS and
  # SQUEEZE, the numeric dtypes (a frozenset), the axis tuples (0,) and (1,)
  C_MATMUL_OP, C_EXPAND_OP, C_SQUEEZE_OP, C_NUMERIC, C_AXIS0, C_AXIS1,
- C_WORDS) = range(97)
+ # x.T natively (TRANSPOSE, backend/record.ll): Op.PERMUTE_DIMS, the axes (1, 0), the
+ # view tag "permute" (C_TRACK: _views.track_permuted)
+ C_PERMUTE_OP, C_T_AXES, C_PERMUTE,
+ C_WORDS) = range(100)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
@@ -97,7 +100,8 @@ FUSE_PLAN = P_ROWS * FUSE_MAX
 FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
-BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE, MATERIALIZE, MATMUL = range(10)  # C_KIND
+BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE, MATERIALIZE, MATMUL, \
+    TRANSPOSE = range(11)  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
 D_WORDS = 5

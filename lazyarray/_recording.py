@@ -102,6 +102,7 @@ def install(addresses) -> None:
         _state["installed"] = done
         _record(rec, common, natives)
         done += _matmul(rec, common, natives)
+        done += _transpose(rec, common)
         _replace(natives)
         steps = _steps_words(common)
         if steps is not None:
@@ -212,6 +213,28 @@ def _matmul(rec, common, natives: dict) -> list:
 
 
 _AXES = ((0,), (1,))  # the axis parameters of a matrix-vector product's nodes
+
+
+def _transpose(rec, common) -> list:
+    """``Array.T`` as a property whose getter is native (backend/record.ll): a 2-d
+    array's transposed view, linked to its base."""
+    from . import _views
+    prop = vars(Array)["T"]
+    python = prop.fget
+    words, keep = _words(common, recorder.TRANSPOSE, None, None, None, python)
+    named = ((recorder.C_PERMUTE_OP, ir.Op.PERMUTE_DIMS), (recorder.C_T_AXES, _T_AXES),
+             (recorder.C_PERMUTE, _PERMUTE), (recorder.C_TRACK, _views.track_permuted))
+    for w, obj in named:
+        words[w] = id(obj)
+    doc = f"T($module, x, /)\n--\n\n{python.__doc__ or prop.__doc__ or ''}"
+    getter = rec.function("T", doc, _array_object.__name__,
+                          _Holder((recorder.context(words), (keep, named))))
+    _PYTHON["T"] = prop
+    Array.T = property(getter, doc=prop.__doc__)
+    return ["T"]
+
+
+_T_AXES, _PERMUTE = (1, 0), "permute"  # (as _array_object's T and _views record them)
 
 
 def _materialize(rec, steps: tuple) -> None:
