@@ -430,7 +430,7 @@ class KernelBuilder:
                 rows = b.icmp_unsigned("<=", self._strides(k.n_out)[0], ir.Constant(I64, 1))
                 with b.if_else(rows) as (contiguous, strided):
                     with contiguous:
-                        self._store(b, soff, self._arg_two_pass(b, offs))
+                        self._store(b, soff, self._arg_two_pass(b, offs, init[0]))
                     with strided:
                         self._store(b, soff, self._red_loops(b, k.n_out, offs, init, soff)[1])
                 return
@@ -445,19 +445,18 @@ class KernelBuilder:
             return  # every step was stored
         self._store(b, soff, self._mean(b, acc, self._reduced_count(b), vdt))
 
-    def _arg_two_pass(self, b, offs) -> ir.Value:
+    def _arg_two_pass(self, b, offs, init) -> ir.Value:
         """argmin/argmax along one axis of a float buffer in two passes, both reductions
         LLVM vectorises: its minimum (maximum), then the least index of an element equal
         to it (of a NaN when it is NaN; -0.0 equals 0.0, as the one-pass comparison has it).
         The one-pass loop carries a compare-and-select chain per element (a (250, 8)
         argmin along axis 1: 4.3 us, numpy 2.4).  Only for a body that is one load: both
         passes then read the very same values (a computed body could take a vector math
-        path in one pass and a scalar one in the other)."""
+        path in one pass and a scalar one in the other).  ``init``: the extreme's start."""
         k, vdt = self.k, self._value_dtype()
         is_max = k.reduce is Op.ARGMAX
         axis = k.n_out
         n, strides = self.sizes[axis], self._strides(axis)
-        init = _reduce_init(Op.MAX if is_max else Op.MIN, vdt, reg_type(vdt))
 
         def step(bb, i, carried):
             v = self._body(bb, _advance(bb, offs, i, strides))

@@ -260,11 +260,11 @@ error:
 }
 
 ; ---- _steps.quick for %n, a new structure (its signature current, its program not
-; known) read alone (no candidate: C_RECENT still to be emptied): its steps run natively
+; known) read alone (no candidate; C_RECENT emptied already): its steps run natively
 ; (lz_steps, as _steps._native runs them); 1 when they all ran (then _steps.settle's
 ; bookkeeping here: the structure met, the steps counted, the epoch back to %ep when
 ; %quiet) or when _program._settled took the rest; 0 when quick would not run them (steps
-; off, the structure met before, a marked node: the Python function, nothing changed);
+; off, the structure met before, a marked node: the Python function, nothing else changed);
 ; -1 on error
 define internal i32 @lz_first(ptr %ctx, ptr %n, ptr %fast, ptr %ep, i1 %quiet, ptr %what) {
 entry:
@@ -313,10 +313,7 @@ marked:
   %mk = call ptr @w(ptr %ctx, i64 $C_MARKED$)
   %nm = call i64 @PyDict_Size(ptr %mk)
   %some = icmp ne i64 %nm, 0
-  br i1 %some, label %pythonsig, label %clear
-clear:
-  %cl = call i1 @lz_recent_cleared(ptr %ctx)
-  br i1 %cl, label %deeper, label %failsig
+  br i1 %some, label %pythonsig, label %deeper
 deeper:
   ; _steps._local.depth + 1 while they run (_steps.stepping)
   %loc = call ptr @w(ptr %ctx, i64 $C_LOCAL$)
@@ -456,11 +453,11 @@ error:
   ret i32 -1
 }
 
-; ---- materialize([a]) when %a's structure is known: 1 when %a's node got its value
-; from its signature's program (_program._run_known, quiet when only %a holds the node:
-; _program._ALONE), or with its siblings from their joint program; 0 when the Python
-; function is needed (nothing changed); 2 when the siblings' program raised (the Python
-; function computes %a alone); -1 on error
+; ---- materialize([a]): 1 when %a's node got its value from its signature's program
+; (_program._run_known, quiet when only %a holds the node: _program._ALONE), with its
+; siblings from their joint program, or in steps (lz_first); 0 when the Python function
+; is needed (nothing changed but C_RECENT, emptied when it held no candidate); 2 when
+; the siblings' program raised (the Python function computes %a alone); -1 on error
 define internal i32 @lz_materialize1(ptr %ctx, ptr %a, ptr %what) {
 entry:
   %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
@@ -522,28 +519,19 @@ joint:
   %kj = call i32 @lz_known_joint(ptr %ctx, ptr %keyed, ptr %fast)
   br label %out
 lone:
-  %k0 = call ptr @item(ptr %sig, i64 0)
-  %hit = call ptr @PyDict_GetItemWithError(ptr %fast, ptr %k0)
-  %nohit = icmp eq ptr %hit, null
-  br i1 %nohit, label %missed, label %clear
-missed:
-  %merr = call i1 @failed()
-  br i1 %merr, label %failkeyed, label %new
-new:
-  ; a new structure: its steps (_steps.quick), natively
-  %kf = call i32 @lz_first(ptr %ctx, ptr %n, ptr %fast, ptr %ep, i1 %quiet, ptr %what)
-  switch i32 %kf, label %failkeyed [i32 0, label %notrun
-                                    i32 1, label %firstdone]
-firstdone:
-  br label %out
-clear:
+  ; no candidate: C_RECENT emptied, as _live.candidates empties it, whatever runs next
   %cl = call i1 @lz_recent_cleared(ptr %ctx)
   br i1 %cl, label %run, label %failkeyed
 run:
   %k1 = call i32 @lz_known(ptr %ctx, ptr %n, ptr %fast, i1 0, ptr null, i64 0, i1 %quiet)
-  br label %out
+  switch i32 %k1, label %out [i32 0, label %new]
+new:
+  ; a new structure: its steps (_steps.quick), natively
+  %kf = call i32 @lz_first(ptr %ctx, ptr %n, ptr %fast, ptr %ep, i1 %quiet, ptr %what)
+  switch i32 %kf, label %failkeyed [i32 0, label %notrun
+                                    i32 1, label %out]
 out:
-  %k = phi i32 [%kj, %joint], [%k1, %run], [1, %firstdone]
+  %k = phi i32 [%kj, %joint], [%k1, %run], [1, %new]
   call void @Py_DecRef(ptr %keyed)
   call void @Py_DecRef(ptr %ep)
   call void @Py_DecRef(ptr %n)

@@ -383,31 +383,29 @@ nnext:
   %i1 = add i64 %i, 1
   br label %nloop
 sizes:
+  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
+  %only = icmp eq i64 %kind, $SIGNATURE$
+  br i1 %only, label %signature, label %make
+signature:
   %fit = call i1 @lz_sizes_fit(ptr %ctx, ptr %shape)
   br i1 %fit, label %sig, label %python
 sig:
   %sg = call ptr @lz_record_sig(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg)
-  %nosg = icmp eq ptr %sg, null
-  br i1 %nosg, label %fail, label %which
-which:
-  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
-  %only = icmp eq i64 %kind, $SIGNATURE$
-  br i1 %only, label %signed, label %node
-signed:
   ret ptr %sg
-node:
-  call void @Py_IncRef(ptr %sr)  ; (lz_node_arg steals it)
-  %nd = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg, ptr %none, ptr %sg)
-  %nond = icmp eq ptr %nd, null
-  br i1 %nond, label %fail, label %made
+make:
+  ; (lz_make steals them)
+  call void @Py_IncRef(ptr %shape)
+  call void @Py_IncRef(ptr %sr)
+  %wrap = icmp ne i64 %kind, $NODE$
+  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg, i1 %wrap)
+  %nor = icmp eq ptr %r, null
+  br i1 %nor, label %why, label %made
 made:
-  %bare = icmp eq i64 %kind, $NODE$
-  br i1 %bare, label %bared, label %wrap
-bared:
-  ret ptr %nd
-wrap:
-  %r = call ptr @lz_wrap(ptr %ctx, ptr %nd)
   ret ptr %r
+why:
+  ; no error: its sizes do not fit (the Python function checks them)
+  %err = call i1 @failed()
+  br i1 %err, label %fail, label %python
 fail:
   ret ptr null
 python:

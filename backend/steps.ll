@@ -641,7 +641,6 @@ fail:
 ; on error.  %first: call C_FIRST(root, count) before running it
 define internal i32 @lz_step(ptr %ctx, ptr %n, ptr %fast, i1 %first, ptr %root, i64 %count) {
 entry:
-  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
   %osg = call i64 @wi(ptr %ctx, i64 $C_N_SIG$)
   %srcs = call ptr @get(ptr %n, i64 %osr)

@@ -189,27 +189,22 @@ def _matmul(rec, common, natives: dict) -> list:
              (recorder.C_NUMERIC, _linear_algebra._NUMERIC),
              (recorder.C_AXIS0, _AXES[0]), (recorder.C_AXIS1, _AXES[1]))
     python = _linear_algebra.matmul
+    words, keep = _words(common, recorder.MATMUL, None, None, None, python)
+    _name(words, named)
+    doc = f"matmul($module, x1, x2, /)\n--\n\n{python.__doc__}"
+    natives["matmul"] = (python, rec.function("matmul", doc, _PACKAGE,
+                                              _Holder((recorder.context(words), (keep, named)))))
+    _PYTHON["matmul"] = python
     method = vars(Array)["__matmul__"]
-    made = []
-    for fallback in (python, method):
-        words, keep = _words(common, recorder.MATMUL, None, None, None, fallback)
-        for w, obj in named:
-            words[w] = id(obj)
-        if fallback is python:
-            doc = f"matmul($module, x1, x2, /)\n--\n\n{python.__doc__}"
-            native_fn = rec.function("matmul", doc, _PACKAGE,
-                                     _Holder((recorder.context(words), (keep, named))))
-            natives["matmul"] = (python, native_fn)
-            _PYTHON["matmul"] = python
-            made.append("matmul")
-            continue
-        doc = f"__matmul__($self, other, /)\n--\n\n{method.__doc__ or ''}"
-        native_method = rec.method(Array, "__matmul__", doc, words, (keep, named))
-        if native_method is not None:
-            _PYTHON["__matmul__"] = method
-            setattr(Array, "__matmul__", native_method)
-            made.append("__matmul__")
-    return made
+    words, keep = _words(common, recorder.MATMUL, None, None, None, method)
+    _name(words, named)
+    doc = f"__matmul__($self, other, /)\n--\n\n{method.__doc__ or ''}"
+    native_method = rec.method(Array, "__matmul__", doc, words, (keep, named))
+    if native_method is None:
+        return ["matmul"]
+    _PYTHON["__matmul__"] = method
+    setattr(Array, "__matmul__", native_method)
+    return ["matmul", "__matmul__"]
 
 
 _AXES = ((0,), (1,))  # the axis parameters of a matrix-vector product's nodes
@@ -224,8 +219,7 @@ def _transpose(rec, common) -> list:
     words, keep = _words(common, recorder.TRANSPOSE, None, None, None, python)
     named = ((recorder.C_PERMUTE_OP, ir.Op.PERMUTE_DIMS), (recorder.C_T_AXES, _T_AXES),
              (recorder.C_PERMUTE, _PERMUTE), (recorder.C_TRACK, _views.track_permuted))
-    for w, obj in named:
-        words[w] = id(obj)
+    _name(words, named)
     doc = f"T($module, x, /)\n--\n\n{python.__doc__ or prop.__doc__ or ''}"
     getter = rec.function("T", doc, _array_object.__name__,
                           _Holder((recorder.context(words), (keep, named))))
@@ -257,8 +251,7 @@ def _materialize(rec, steps: tuple) -> None:
              (recorder.C_SETTLED, _program._settled),
              (recorder.C_WHAT, python.__defaults__[0]), (recorder.C_STEPS_DICT, vars(_steps)),
              (recorder.C_NATIVE_NAME, _NATIVE), (recorder.C_NATIVE_FN, _steps.NATIVE))
-    for w, obj in named:
-        words[w] = id(obj)
+    _name(words, named)
     doc = f"materialize($module, arrays, what='evaluate()', /)\n--\n\n{python.__doc__}"
     ctx = recorder.context(words)
     native_fn = rec.function("materialize", doc, _program.__name__, _Holder((ctx, (keep, named))))
@@ -361,11 +354,16 @@ def _steps_words(common) -> Optional[tuple]:
               (recorder.C_DATA_OP, ir.Op.DATA), (recorder.C_F64, dt.float64),
               (recorder.C_I64, dt.int64), (recorder.C_SLICE_OP, ir.Op.SLICE),
               (recorder.C_F32, dt.float32))
-    for w, obj in named:
-        words[w] = id(obj)
+    _name(words, named)
     words[recorder.C_FUSE_MAX] = _fusion.largest()
     words[recorder.C_FUSED] = _fusion.COUNT.ctypes.data
     return words, (common[1], named, _fusion.COUNT)
+
+
+def _name(words: list, named: tuple) -> None:
+    """Set each word of ``named`` ((word, object) pairs) to its object's address."""
+    for w, obj in named:
+        words[w] = id(obj)
 
 
 def _words(common, kind: int, op, results: dict, ids: dict, fallback) -> tuple:
