@@ -103,6 +103,34 @@ no:
   ret ptr null
 }
 
+; the structure id of a data leaf of dtype %dt and %shape, as Node makes it
+; (ir._BUFFER_IDS, else ir.leaf_id): new reference, NULL on error
+define internal ptr @lz_leaf_id(ptr %ctx, ptr %dt, ptr %shape) {
+entry:
+  %lk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %dt, ptr %shape)
+  %nolk = icmp eq ptr %lk, null
+  br i1 %nolk, label %error, label %leafid
+leafid:
+  %ids = call ptr @w(ptr %ctx, i64 $C_BUFFER_IDS$)
+  %lid = call ptr @PyDict_GetItemWithError(ptr %ids, ptr %lk)
+  call void @Py_DecRef(ptr %lk)
+  %nolid = icmp eq ptr %lid, null
+  br i1 %nolid, label %leafmiss, label %leafhit
+leafhit:
+  call void @Py_IncRef(ptr %lid)
+  ret ptr %lid
+leafmiss:
+  %lerr = call i1 @failed()
+  br i1 %lerr, label %error, label %leafcall
+leafcall:
+  %lfn = call ptr @w(ptr %ctx, i64 $C_LEAF_ID$)
+  %dop = call ptr @w(ptr %ctx, i64 $C_DATA_OP$)
+  %lid2 = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %lfn, ptr %dop, ptr %dt, ptr %shape, ptr null)
+  ret ptr %lid2
+error:
+  ret ptr null
+}
+
 ; the element of scalar leaf %s that a region's register repeats, at %at (16 bytes):
 ; 8 bytes for a float64 leaf holding a float and an int64 leaf holding an int, packed as
 ; the steps pack them (steps.ll's pack), 4 for a float32 leaf holding a float (rounded to
@@ -837,29 +865,10 @@ ran:
   call void @PyMem_Free(ptr %regs)
   ; its value, under the leaf id of its dtype and shape
   %dt = call ptr @get(ptr %root, i64 %od)
-  %lk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %dt, ptr %shape)
-  %nolk = icmp eq ptr %lk, null
-  br i1 %nolk, label %errorout, label %leafid
-leafid:
-  %ids = call ptr @w(ptr %ctx, i64 $C_BUFFER_IDS$)
-  %lid = call ptr @PyDict_GetItemWithError(ptr %ids, ptr %lk)
-  call void @Py_DecRef(ptr %lk)
-  %nolid = icmp eq ptr %lid, null
-  br i1 %nolid, label %leafmiss, label %leafhit
-leafhit:
-  call void @Py_IncRef(ptr %lid)
-  br label %evaluate
-leafmiss:
-  %lerr = call i1 @failed()
-  br i1 %lerr, label %errorout, label %leafcall
-leafcall:
-  %lfn = call ptr @w(ptr %ctx, i64 $C_LEAF_ID$)
-  %dop = call ptr @w(ptr %ctx, i64 $C_DATA_OP$)
-  %lid2 = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %lfn, ptr %dop, ptr %dt, ptr %shape, ptr null)
-  %nolid2 = icmp eq ptr %lid2, null
-  br i1 %nolid2, label %errorout, label %evaluate
+  %leaf = call ptr @lz_leaf_id(ptr %ctx, ptr %dt, ptr %shape)
+  %noleaf = icmp eq ptr %leaf, null
+  br i1 %noleaf, label %errorout, label %evaluate
 evaluate:
-  %leaf = phi ptr [%lid, %leafhit], [%lid2, %leafcall]
   %st = call i32 @lz_evaluated(ptr %ctx, ptr %root, ptr %out, ptr %leaf, i1 0)
   call void @Py_DecRef(ptr %leaf)
   %everr = icmp slt i32 %st, 0

@@ -126,16 +126,12 @@ ok:
 
 ; ---- the Array of a node (stolen), remembered as recorded; NULL on failure
 define internal ptr @lz_wrap(ptr %ctx, ptr %node) {
-  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
-  %arr = call ptr @PyType_GenericAlloc(ptr %at, i64 0)
+  %arr = call ptr @lz_bare(ptr %ctx, ptr %node)
   %bad = icmp eq ptr %arr, null
   br i1 %bad, label %fail, label %ok
 fail:
-  call void @Py_DecRef(ptr %node)
   ret ptr null
 ok:
-  %o1 = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
-  call void @set(ptr %arr, i64 %o1, ptr %node)
   %ref = call ptr @PyWeakref_NewRef(ptr %arr, ptr null)
   %bad2 = icmp eq ptr %ref, null
   br i1 %bad2, label %drop, label %tell
@@ -151,6 +147,22 @@ done:
 drop:
   call void @Py_DecRef(ptr %arr)
   ret ptr null
+}
+
+; ---- the Array of a node (stolen), as Array._new makes it for a node with a value (not
+; remembered); NULL on failure
+define internal ptr @lz_bare(ptr %ctx, ptr %node) {
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %arr = call ptr @PyType_GenericAlloc(ptr %at, i64 0)
+  %bad = icmp eq ptr %arr, null
+  br i1 %bad, label %fail, label %ok
+fail:
+  call void @Py_DecRef(ptr %node)
+  ret ptr null
+ok:
+  %o1 = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  call void @set(ptr %arr, i64 %o1, ptr %node)
+  ret ptr %arr
 }
 
 ; ---- the dtype table's entry of %d, or NULL
@@ -1338,15 +1350,22 @@ errorout:
 }
 
 ; ---- a module function (METH_FASTCALL | METH_KEYWORDS): self is (context array, ...);
-; keywords go to the Python function (which says what is wrong with them)
+; keywords go to the Python function (which says what is wrong with them), but for the
+; functions of backend/manipulation.ll, which take some
 define ptr @lazyarray_rec_fn(ptr %self, ptr %args, i64 %nargs, ptr %kwnames) {
 entry:
   %arr = call ptr @item(ptr %self, i64 0)
   %ctx = call ptr @get(ptr %arr, i64 $ARRAY_DATA$)
+  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
+  %shaped = icmp sge i64 %kind, $RESHAPE$
+  br i1 %shaped, label %manipulation, label %classic
+manipulation:
+  %mpr = call ptr @lz_manipulation_entry(ptr %ctx, i64 %kind, ptr %args, i64 %nargs, ptr %kwnames)
+  ret ptr %mpr
+classic:
   %kw = icmp ne ptr %kwnames, null
   br i1 %kw, label %other, label %positional
 positional:
-  %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
   switch i64 %kind, label %binary [i64 $UNARY$, label %unary
                                    i64 $STEPS$, label %steps
                                    i64 $RECORD$, label %record

@@ -44,7 +44,8 @@ from .schedule import SCALAR_SLOT
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fuse.ll",
-                                                            "record.ll", "known.ll"))
+                                                            "record.ll", "known.ll",
+                                                            "manipulation.ll"))
 STUBS = 64  # method stubs, one per method installed (Array has 32)
 
 # context words
@@ -89,7 +90,13 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # x.T natively (TRANSPOSE, backend/record.ll): Op.PERMUTE_DIMS, the axes (1, 0), the
  # view tag "permute" (C_TRACK: _views.track_permuted)
  C_PERMUTE_OP, C_T_AXES, C_PERMUTE,
- C_WORDS) = range(100)
+ # shape ops, casts, reductions, where and creation (backend/manipulation.ll): the table
+ # of _statistical._ALL_AXES and its largest rank, the keywords taken ("axis" and
+ # "keepdims", or "dtype" and "device"), True, False, the bool dtype, the complex dtypes
+ # (a frozenset), numpy's zeros or ones, the elements of a quick shape (_creation)
+ C_ALL_AXES, C_MAX_RANK_AXES, C_KW0, C_KW1, C_TRUE, C_FALSE, C_BOOL, C_COMPLEX, C_FILL_FN,
+ C_QUICK,
+ C_WORDS) = range(110)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
@@ -101,10 +108,12 @@ FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
 BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE, MATERIALIZE, MATMUL, \
-    TRANSPOSE = range(11)  # C_KIND
+    TRANSPOSE, RESHAPE, BROADCAST, PERMUTE, ASTYPE, EXPAND, REDUCE, WHERE, SHAPE, FILL, CONCAT \
+    = range(21)  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
-# per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds
-D_WORDS = 5
+# per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds, its
+# numpy dtype
+D_WORDS = 6
 FLOATING, BOUNDED = 1, 2  # flags: takes floats and ints within C_EXACT; takes ints in bounds
 
 # the C API the unit calls and the functions that install it: ``available`` checks that

@@ -14,6 +14,7 @@ keeps the Python functions.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 import threading
 from typing import Optional
@@ -103,6 +104,7 @@ def install(addresses) -> None:
         _record(rec, common, natives)
         done += _matmul(rec, common, natives)
         done += _transpose(rec, common)
+        done += _manipulation(rec, common, natives)
         _replace(natives)
         steps = _steps_words(common)
         if steps is not None:
@@ -211,24 +213,85 @@ _AXES = ((0,), (1,))  # the axis parameters of a matrix-vector product's nodes
 
 
 def _transpose(rec, common) -> list:
-    """``Array.T`` as a property whose getter is native (backend/record.ll): a 2-d
-    array's transposed view, linked to its base."""
+    """``Array.T`` and ``Array.shape`` as properties whose getters are native
+    (backend/record.ll, backend/manipulation.ll): a 2-d array's transposed view, linked to
+    its base; the shape of concrete sizes."""
     from . import _views
-    prop = vars(Array)["T"]
-    python = prop.fget
-    words, keep = _words(common, recorder.TRANSPOSE, None, None, None, python)
     named = ((recorder.C_PERMUTE_OP, ir.Op.PERMUTE_DIMS), (recorder.C_T_AXES, _T_AXES),
              (recorder.C_PERMUTE, _PERMUTE), (recorder.C_TRACK, _views.track_permuted))
-    _name(words, named)
-    doc = f"T($module, x, /)\n--\n\n{python.__doc__ or prop.__doc__ or ''}"
-    getter = rec.function("T", doc, _array_object.__name__,
-                          _Holder((recorder.context(words), (keep, named))))
-    _PYTHON["T"] = prop
-    Array.T = property(getter, doc=prop.__doc__)
-    return ["T"]
+    for name, kind in (("T", recorder.TRANSPOSE), ("shape", recorder.SHAPE)):
+        prop = vars(Array)[name]
+        python = prop.fget
+        words, keep = _words(common, kind, None, None, None, python)
+        _name(words, named)
+        doc = f"{name}($module, x, /)\n--\n\n{python.__doc__ or prop.__doc__ or ''}"
+        getter = rec.function(name, doc, _array_object.__name__,
+                              _Holder((recorder.context(words), (keep, named))))
+        _PYTHON[name] = prop
+        setattr(Array, name, property(getter, doc=prop.__doc__))
+    return ["T", "shape"]
 
 
 _T_AXES, _PERMUTE = (1, 0), "permute"  # (as _array_object's T and _views record them)
+
+
+def _manipulation(rec, common, natives: dict) -> list:
+    """Native shape ops, casts, reductions and ``where`` (backend/manipulation.ll), into
+    ``natives`` (see ``_replace``): each records its fast path's node and Array, and
+    calls the Python function for everything else."""
+    from . import _creation, _manipulation as mp, _searching, _statistical as st, _views
+    op = ir.Op
+    table = np.array([id(t) for t in st._ALL_AXES], dtype=np.int64)
+    named = ((recorder.C_TRUE, True), (recorder.C_FALSE, False), (recorder.C_BOOL, dt.bool),
+             (recorder.C_COMPLEX, _COMPLEX), (recorder.C_PERMUTE, _PERMUTE),
+             (recorder.C_TRACK, _views.track_permuted), (recorder.C_F64, dt.float64),
+             (recorder.C_BUFFER_IDS, ir._BUFFER_IDS), (recorder.C_LEAF_ID, ir.leaf_id),
+             (recorder.C_DATA_OP, op.DATA))
+    done = []
+    for python, kind, what, own in (
+            (mp.reshape, recorder.RESHAPE, op.RESHAPE, None),
+            (mp.broadcast_to, recorder.BROADCAST, op.BROADCAST_TO, None),
+            (mp.permute_dims, recorder.PERMUTE, op.PERMUTE_DIMS, None),
+            (mp.expand_dims, recorder.EXPAND, op.EXPAND_DIMS, None),
+            (mp.astype, recorder.ASTYPE, op.ASTYPE, None),
+            (mp.concat, recorder.CONCAT, op.CONCAT, None),
+            (st.sum, recorder.REDUCE, op.SUM, st._OWN_FLOATING),
+            (st.mean, recorder.REDUCE, op.MEAN, st._OWN_FLOATING),
+            (st.max, recorder.REDUCE, op.MAX, st._OWN_REAL),
+            (st.min, recorder.REDUCE, op.MIN, st._OWN_REAL),
+            (_searching.where, recorder.WHERE, op.WHERE, None),
+            (_creation.zeros, recorder.FILL, None, np.zeros),
+            (_creation.ones, recorder.FILL, None, np.ones)):
+        name = python.__name__
+        words, keep = _words(common, kind, what, None, None, python)
+        _name(words, named)
+        words[recorder.C_ALL_AXES] = table.ctypes.data
+        words[recorder.C_MAX_RANK_AXES] = len(st._ALL_AXES) - 1
+        words[recorder.C_NUMERIC] = words[recorder.C_FILL_FN] = id(own)
+        words[recorder.C_QUICK] = _creation._QUICK_ELEMENTS
+        kw = _KEYWORDS[2:] if kind == recorder.FILL else _KEYWORDS[:2]
+        words[recorder.C_KW0], words[recorder.C_KW1] = id(kw[0]), id(kw[1])
+        doc = f"{_text_signature(name, python)}\n--\n\n{python.__doc__ or ''}"
+        native_fn = rec.function(name, doc, _PACKAGE,
+                                 _Holder((recorder.context(words), (keep, named, table, own))))
+        _PYTHON[name] = python
+        natives[name] = (python, native_fn)
+        done.append(name)
+    return done
+
+
+# the keywords the native functions take (interned): reductions', creation's
+_KEYWORDS = ("axis", "keepdims", "dtype", "device")
+_COMPLEX = frozenset(dt.COMPLEX_FLOATING)
+
+
+def _text_signature(name: str, fn) -> str:
+    """``fn``'s signature as a builtin function's ``__text_signature__`` under ``name``
+    (annotations dropped: inspect reads it back)."""
+    sig = inspect.signature(fn)
+    params = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
+    text = str(sig.replace(parameters=params, return_annotation=inspect.Signature.empty))
+    return f"{name}($module, {text[1:]}"
 
 
 def _materialize(rec, steps: tuple) -> None:
@@ -295,7 +358,7 @@ def _common():
         elif d in _INT_BOUNDS:
             flags = recorder.BOUNDED
             lo, hi = (max(_INT_BOUNDS[d][0], _I64[0]), min(_INT_BOUNDS[d][1], _I64[1]))
-        table += [id(d), id(sid), flags, lo, hi]
+        table += [id(d), id(sid), flags, lo, hi, id(d.np)]
     table_words = np.array(table, dtype=np.int64)
     append = RECENT.append
     words = [0] * recorder.C_WORDS

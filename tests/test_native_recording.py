@@ -2,6 +2,7 @@
 recorded by the native unit make the same nodes, signatures and errors as the Python
 functions they replace, and keep no references."""
 import gc
+import pickle
 import sys
 
 import numpy as np
@@ -19,7 +20,10 @@ BINARY = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "
           "__rshift__", "__rrshift__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
           "__ge__")
 UNARY = ("__neg__", "__abs__", "__invert__")
-FUNCTIONS = sorted(n for n in _recording.installed() if not n.startswith("__") and n != "T")
+MANIPULATION = ("reshape", "broadcast_to", "permute_dims", "expand_dims", "astype", "concat",
+                "sum", "mean", "max", "min", "where", "zeros", "ones")
+FUNCTIONS = sorted(n for n in _recording.installed()
+                   if not n.startswith("__") and n not in ("T", "shape") + MANIPULATION)
 
 
 def _same_sig(a, b) -> bool:
@@ -617,3 +621,131 @@ def test_transpose_records_and_links_as_python_does():
     assert len(base._views) <= 40
     t[2, 1] = -1.0
     np.testing.assert_array_equal(np.asarray(base), [[0, 1, 2], [3, 4, -1]])
+
+
+def _python_frames(fn, *args, **kwargs) -> set:
+    """The code objects of the Python functions a call enters (a profile hook sees them)."""
+    names = set()
+
+    def hook(frame, event, arg):
+        if event == "call":
+            names.add(frame.f_code)
+    sys.setprofile(hook)
+    try:
+        fn(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+def _manipulation_calls():
+    """(name, args, kwargs, whether the native code takes it) for the functions of
+    backend/manipulation.ll: their fast paths, and cases the Python function decides."""
+    rng = np.random.default_rng(5)
+    m = xp.asarray(rng.uniform(-1, 1, (3, 4)))
+    v = xp.asarray(rng.uniform(-1, 1, 4))
+    i = xp.asarray(rng.integers(-3, 3, (3, 4)))
+    c = xp.asarray(rng.uniform(size=(3, 4)) + 1j)
+    p = xp.placeholder(("n", 4), xp.float64)
+    e = xp.asarray(np.ones((0, 4)))
+    cond = m > 0.0
+    calls = [("reshape", (m, (-1,)), {}, True), ("reshape", (m, (2, -1, 2)), {}, True),
+             ("reshape", (m * 2.0, (4, 3)), {}, True), ("reshape", (m, (3, 4)), {}, False),
+             ("reshape", (m, (5, -1)), {}, False), ("reshape", (m, (-1, -1)), {}, False),
+             ("reshape", (m, [12]), {}, False), ("reshape", (m, (12,)), {"copy": None}, False),
+             ("reshape", (p, (-1,)), {}, False), ("reshape", (e, (-1,)), {}, False),
+             ("reshape", (m, (0, -1)), {}, False), ("reshape", (m, (-2, -6)), {}, False),
+             ("reshape", (m, (2 ** 70, 1)), {}, False), ("reshape", (m, (True, 12)), {}, False),
+             ("reshape", (np.ones(3), (3,)), {}, False),
+             ("broadcast_to", (v, (3, 4)), {}, True), ("broadcast_to", (v, (2, 3, 4)), {}, True),
+             ("broadcast_to", (m[:1], (5, 4)), {}, True), ("broadcast_to", (v, (4,)), {}, False),
+             ("broadcast_to", (m, (4, 4)), {}, False), ("broadcast_to", (v, (-1, 4)), {}, False),
+             ("broadcast_to", (v, (0, 4)), {}, False), ("broadcast_to", (p, (2, 3, 4)), {}, False),
+             ("broadcast_to", (v, [3, 4]), {}, False),
+             ("permute_dims", (m, (1, 0)), {}, True), ("permute_dims", (m, (0, 1)), {}, False),
+             ("permute_dims", (m, (-1, 0)), {}, False), ("permute_dims", (m, (0, 0)), {}, False),
+             ("permute_dims", (m, (1,)), {}, False), ("permute_dims", (m, [1, 0]), {}, False),
+             ("permute_dims", (p, (1, 0)), {}, True), ("permute_dims", (m, (1, 2)), {}, False),
+             ("expand_dims", (m,), {}, True), ("expand_dims", (m,), {"axis": -1}, True),
+             ("expand_dims", (m, 1), {}, True), ("expand_dims", (m,), {"axis": 3}, False),
+             ("expand_dims", (m,), {"axis": (0, 1)}, False), ("expand_dims", (v,), {"axis": -2}, True),
+             ("expand_dims", (m,), {"axis": 1.0}, False),
+             ("astype", (m, xp.float32), {}, True), ("astype", (m, xp.int8), {}, True),
+             ("astype", (m, xp.float64), {}, False), ("astype", (c, xp.float64), {}, False),
+             ("astype", (m, xp.complex64), {}, True), ("astype", (m, np.float32), {}, False),
+             ("astype", (m, xp.float32), {"copy": False}, False),
+             ("sum", (m,), {"axis": 1}, True), ("sum", (m,), {"axis": -2, "keepdims": True}, True),
+             ("sum", (m,), {}, True), ("sum", (m,), {"keepdims": True}, False),
+             ("sum", (i,), {"axis": 1}, False), ("sum", (m,), {"axis": 2}, False),
+             ("sum", (m,), {"axis": (0, 1)}, False), ("sum", (m,), {"dtype": xp.float64}, False),
+             ("sum", (m,), {"axis": 0, "keepdims": 1}, False), ("sum", (m,), {"axis": None}, True),
+             ("mean", (m,), {"axis": 0}, True), ("mean", (i,), {"axis": 0}, False),
+             ("max", (i,), {"axis": 1}, True), ("min", (m,), {}, True), ("max", (c,), {}, False),
+             ("min", (xp.asarray(1.0),), {}, False), ("max", (m, 1), {}, False),
+             ("where", (cond, m, m * 2.0), {}, True), ("where", (cond, m, v), {}, False),
+             ("where", (cond, m, 2.0), {}, False), ("where", (m, m, m), {}, False),
+             ("where", (cond, m, i), {}, False), ("where", (cond, i, i), {}, True),
+             ("where", (cond, m), {}, False),
+             ("concat", ([m, m * 2.0],), {}, True), ("concat", ((m, m, m * 3.0),), {"axis": 1}, True),
+             ("concat", ([m, m[:1]],), {"axis": 0}, True), ("concat", ([m, m[:1]],), {"axis": -1}, False),
+             ("concat", ([v, v],), {"axis": -1}, True), ("concat", ([m],), {}, False),
+             ("concat", ([m, i],), {}, False), ("concat", ([m, v],), {}, False),
+             ("concat", ([m, m],), {"axis": None}, False), ("concat", ([m, m],), {"axis": 2}, False),
+             ("concat", ([p, p],), {"axis": 1}, True), ("concat", ([p, p],), {}, False),
+             ("concat", ([m, np.ones((3, 4))],), {}, False), ("concat", (iter([m, m]),), {}, False),
+             ("concat", ([e, e],), {}, False), ("concat", ([m, m], 0), {}, False),
+             ("zeros", ((3, 4),), {}, True), ("zeros", (5,), {"dtype": xp.int8}, True),
+             ("zeros", ((),), {"dtype": None}, True), ("zeros", ((0, 3),), {}, True),
+             ("zeros", ((3, -1),), {}, False), ("zeros", (2 ** 40,), {}, False),
+             ("zeros", ((2,),), {"device": "cpu"}, False), ("zeros", ((2,),), {"dtype": np.float64}, False),
+             ("zeros", ([2, 3],), {}, False), ("zeros", (True,), {}, False),
+             ("ones", ((2, 3),), {"dtype": xp.complex64}, True), ("ones", (4,), {"dtype": xp.bool}, True),
+             ("ones", ((2,),), {"device": None}, True), ("ones", ((2,), xp.float64), {}, False)]
+    return calls
+
+
+def test_shape_ops_reductions_and_where_record_as_python_does():
+    """reshape, broadcast_to, permute_dims, expand_dims, astype, sum/mean/max/min and
+    where (backend/manipulation.ll) make the Python function's nodes, signatures, links
+    and errors; their fast paths (and x.shape of concrete sizes) enter no Python
+    function."""
+    for name in MANIPULATION:
+        fn = getattr(xp, name)
+        assert type(fn).__name__ == "builtin_function_or_method" and fn.__name__ == name
+        assert inspect_params(fn) == inspect_params(_recording._PYTHON[name])
+        assert pickle.loads(pickle.dumps(fn)) is fn
+    seen = set()
+    for name, args, kwargs, native in _manipulation_calls():
+        seen.add(name)
+        fn, python = getattr(xp, name), _recording._PYTHON[name]
+        got, want = _outcome(lambda: fn(*args, **kwargs)), _outcome(lambda: python(*args, **kwargs))
+        assert got[0] == want[0], (name, args, kwargs, got, want)
+        if got[0] != "array":
+            assert got == want
+            continue
+        if name in ("zeros", "ones"):  # a new data leaf each time
+            a, b = got[1]._node, want[1]._node
+            assert (a.op, a.dtype, a.shape, a.arg, a.srcs) == (b.op, b.dtype, b.shape, b.arg, b.srcs)
+            assert (a.sig[0], a.sig[2], a.sig[1][0] is a.value) == (b.sig[0], b.sig[2], True)
+            assert a.value.dtype == b.value.dtype and np.array_equal(a.value, b.value)
+        else:
+            _same_node(got[1]._node, want[1]._node)
+        if name == "permute_dims":
+            assert got[1]._view_of == want[1]._view_of
+        entered = _python_frames(fn, *args, **kwargs)
+        assert (python.__code__ not in entered) == native, (name, args, kwargs, entered)
+    assert seen == set(MANIPULATION)
+    getter = _recording._PYTHON["shape"].fget
+    for a in (xp.asarray(np.ones((2, 3))), xp.asarray(1.0), xp.placeholder(("n", 3), xp.float64),
+              xp.asarray(np.ones((0, 5))), xp.placeholder(("n", "m"), xp.float32)):
+        assert a.shape == getter(a) and type(a.shape) is tuple
+        assert (getter.__code__ not in _python_frames(lambda: a.shape)) == (None not in a.shape)
+    base = xp.asarray(np.arange(6.0).reshape(2, 3))
+    t = xp.permute_dims(base, (1, 0))
+    t[2, 1] = -1.0
+    np.testing.assert_array_equal(np.asarray(base), [[0, 1, 2], [3, 4, -1]])
+
+
+def inspect_params(fn) -> list:
+    import inspect
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
