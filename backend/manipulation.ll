@@ -769,33 +769,12 @@ value:
 leafid:
   %lid = call ptr @lz_leaf_id(ptr %ctx, ptr %d, ptr %sh)
   %nolid = icmp eq ptr %lid, null
-  br i1 %nolid, label %errorval, label %values
-values:
-  %vt = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %val)
-  %novt = icmp eq ptr %vt, null
-  br i1 %novt, label %errorlid, label %sig
-sig:
-  %never = call ptr @w(ptr %ctx, i64 $C_NEVER$)
-  %sg = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %lid, ptr %vt, ptr %never)
+  br i1 %nolid, label %errorval, label %data
+data:
+  %arr = call ptr @lz_data(ptr %ctx, ptr %d, ptr %sh, ptr %val, ptr %lid)
   call void @Py_DecRef(ptr %lid)
-  call void @Py_DecRef(ptr %vt)
-  %nosg = icmp eq ptr %sg, null
-  br i1 %nosg, label %errorval, label %node
-node:
-  %dop = call ptr @w(ptr %ctx, i64 $C_DATA_OP$)
-  %empty = call ptr @w(ptr %ctx, i64 $C_EMPTY$)
-  call void @Py_IncRef(ptr %empty)
-  %nd = call ptr @lz_node_arg(ptr %ctx, ptr %dop, ptr %d, ptr %sh, ptr %empty, ptr %none, ptr %val, ptr %sg)
   call void @Py_DecRef(ptr %val)
-  call void @Py_DecRef(ptr %sh)
-  %nond = icmp eq ptr %nd, null
-  br i1 %nond, label %error, label %wrap
-wrap:
-  %arr = call ptr @lz_bare(ptr %ctx, ptr %nd)
   ret ptr %arr
-errorlid:
-  call void @Py_DecRef(ptr %lid)
-  br label %errorval
 errorval:
   call void @Py_DecRef(ptr %val)
   br label %errorsh

@@ -45,7 +45,7 @@ QUIET = 0.05
 _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
             "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py",
             "kernels.py", "pairwise.py", "tiling.py", "recorder.py", "recorder.ll", "steps.ll", "fuse.ll",
-            "record.ll", "known.ll", "manipulation.ll")
+            "record.ll", "known.ll", "manipulation.ll", "jit.ll")
 
 
 class Unit:

@@ -45,8 +45,9 @@ from .schedule import SCALAR_SLOT
 _HERE = os.path.dirname(os.path.abspath(__file__))
 IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fuse.ll",
                                                             "record.ll", "known.ll",
-                                                            "manipulation.ll"))
+                                                            "manipulation.ll", "jit.ll"))
 STUBS = 64  # method stubs, one per method installed (Array has 32)
+VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
 
 # context words
 (C_KIND, C_ARRAY_T, C_NODE_T, C_FLOAT_T, C_INT_T, C_TUPLE_T, C_NONE, C_A_NODE,
@@ -96,7 +97,12 @@ STUBS = 64  # method stubs, one per method installed (Array has 32)
  # (a frozenset), numpy's zeros or ones, the elements of a quick shape (_creation)
  C_ALL_AXES, C_MAX_RANK_AXES, C_KW0, C_KW1, C_TRUE, C_FALSE, C_BOOL, C_COMPLEX, C_FILL_FN,
  C_QUICK,
- C_WORDS) = range(110)
+ # a jitted function's call (JIT_CALL, backend/jit.ll): the names "_last", "_door",
+ # "_door_out", "_door_outputs", "program", "_single", "_retraces" and "shape", the
+ # Prepared class, 0
+ C_LAST_NAME, C_DOOR_ATTR, C_DOOR_OUT, C_DOOR_OUTPUTS, C_PROGRAM_NAME, C_SINGLE_NAME,
+ C_RETRACES, C_SHAPE_NAME, C_PREPARED_T, C_ZERO,
+ C_WORDS) = range(120)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
@@ -108,8 +114,8 @@ FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
 BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE, MATERIALIZE, MATMUL, \
-    TRANSPOSE, RESHAPE, BROADCAST, PERMUTE, ASTYPE, EXPAND, REDUCE, WHERE, SHAPE, FILL, CONCAT \
-    = range(21)  # C_KIND
+    TRANSPOSE, RESHAPE, BROADCAST, PERMUTE, ASTYPE, EXPAND, REDUCE, WHERE, SHAPE, FILL, CONCAT, \
+    JIT_CALL, PREPARED_CALL = range(23)  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds, its
 # numpy dtype
@@ -127,14 +133,16 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyErr_NoMemory", "PyDict_SetItem", "PyObject_GetAttr", "PyBytes_FromStringAndSize",
        "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
        "PySequence_List", "PySet_Size", "PyList_AsTuple", "PyErr_ExceptionMatches",
-       "PyObject_IsTrue", "PyBool_FromLong", "PyNumber_Add", "PyObject_SetAttr", "PySet_Clear")
+       "PyObject_IsTrue", "PyBool_FromLong", "PyNumber_Add", "PyObject_SetAttr", "PySet_Clear",
+       "PyErr_SetString")
 
 
 def unit() -> native.Unit:
     """The recording unit: its context table, its module-function entry and its stubs."""
-    name = names.name_of("lazyarray_recorder_", (STUBS, abi.TUPLE_ITEMS, abi.ARRAY_DATA))
+    name = names.name_of("lazyarray_recorder_", (STUBS, VSTUBS, abi.TUPLE_ITEMS, abi.ARRAY_DATA))
     symbols = ("lazyarray_rec_ctx", "lazyarray_rec_fn") + tuple(
-        f"lazyarray_rec_m{k}" for k in range(STUBS))
+        f"lazyarray_rec_m{k}" for k in range(STUBS)) + ("lazyarray_rec_vctx",) + tuple(
+        f"lazyarray_rec_v{k}" for k in range(VSTUBS))
     return native.Unit(name, ("recorder", "recorder_ir", (STUBS,)), symbols)
 
 
@@ -160,6 +168,13 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
             f"  %p = getelementptr [{stubs} x ptr], ptr @lazyarray_rec_ctx, i64 0, i64 {k}\n"
             "  %c = load ptr, ptr %p\n"
             "  %r = tail call ptr @lz_method(ptr %c, ptr %self, ptr %other)\n"
+            "  ret ptr %r\n}\n")
+    for k in range(VSTUBS):
+        parts.append(
+            f"define ptr @lazyarray_rec_v{k}(ptr %self, ptr %args, i64 %n, ptr %kw) {{\n"
+            f"  %p = getelementptr [{VSTUBS} x ptr], ptr @lazyarray_rec_vctx, i64 0, i64 {k}\n"
+            "  %c = load ptr, ptr %p\n"
+            "  %r = tail call ptr @lz_vmethod(ptr %c, ptr %self, ptr %args, i64 %n, ptr %kw)\n"
             "  ret ptr %r\n}\n")
     return "\n".join(parts)
 
@@ -208,7 +223,9 @@ class Recorder:
         self.addresses = addresses  # keeps the code mapped
         self.table = addresses[0]
         self.fn = addresses[1]
-        self.stubs = list(addresses[2:])
+        self.stubs = list(addresses[2:2 + STUBS])
+        self.vtable = addresses[2 + STUBS]
+        self.vstubs = list(addresses[3 + STUBS:])
         self.keep: list = []  # contexts and method definitions: for the process's life
         self._new_method = abi.c_api("PyDescr_NewMethod", ctypes.py_object, ctypes.py_object,
                                      ctypes.c_void_p)
@@ -225,6 +242,19 @@ class Recorder:
         ctypes.c_void_p.from_address(self.table + 8 * k).value = ctx.ctypes.data
         flags = abi.METH_NOARGS if words[C_KIND] == UNARY else abi.METH_O
         md = abi.MethodDef(name.encode(), self.stubs.pop(0), flags, doc.encode())
+        self.keep.append((ctx, md, keep))
+        return self._new_method(cls, ctypes.addressof(md))
+
+    def fast_method(self, cls: type, name: str, doc: str, words: list, keep: tuple):
+        """A ``METH_FASTCALL | METH_KEYWORDS`` method descriptor of ``cls`` running the
+        context ``words`` (its arguments as a vector), or None when every stub is taken."""
+        if not self.vstubs:
+            return None
+        ctx = context(words)
+        k = VSTUBS - len(self.vstubs)
+        ctypes.c_void_p.from_address(self.vtable + 8 * k).value = ctx.ctypes.data
+        md = abi.MethodDef(name.encode(), self.vstubs.pop(0),
+                           abi.METH_FASTCALL | abi.METH_KEYWORDS, doc.encode())
         self.keep.append((ctx, md, keep))
         return self._new_method(cls, ctypes.addressof(md))
 

@@ -105,6 +105,7 @@ def install(addresses) -> None:
         done += _matmul(rec, common, natives)
         done += _transpose(rec, common)
         done += _manipulation(rec, common, natives)
+        done += _jit_call(rec, common)
         _replace(natives)
         steps = _steps_words(common)
         if steps is not None:
@@ -278,6 +279,38 @@ def _manipulation(rec, common, natives: dict) -> list:
         natives[name] = (python, native_fn)
         done.append(name)
     return done
+
+
+def _jit_call(rec, common) -> list:
+    """``JitFunction.__call__`` and ``Prepared.__call__`` as native methods
+    (backend/jit.ll): a call with the last call's kinds (a prepared program's call on
+    values) runs the front door and makes the results without Python."""
+    from ._jit import JitFunction
+    from ._program import Prepared
+    named = tuple(zip((recorder.C_LAST_NAME, recorder.C_DOOR_ATTR, recorder.C_DOOR_OUT,
+                       recorder.C_DOOR_OUTPUTS, recorder.C_PROGRAM_NAME, recorder.C_SINGLE_NAME,
+                       recorder.C_RETRACES, recorder.C_SHAPE_NAME), _JIT_NAMES))
+    named += ((recorder.C_PREPARED_T, Prepared), (recorder.C_ZERO, 0),
+              (recorder.C_NDARRAY_T, np.ndarray), (recorder.C_DOOR_FALLBACK, dispatch.FALLBACK),
+              (recorder.C_DATA_OP, ir.Op.DATA), (recorder.C_TRUE, True),
+              (recorder.C_EXCEPTION, RuntimeError))
+    done = []
+    for cls, kind in ((JitFunction, recorder.JIT_CALL), (Prepared, recorder.PREPARED_CALL)):
+        python = vars(cls)["__call__"]
+        words, keep = _words(common, kind, None, None, None, python)
+        _name(words, named)
+        doc = f"__call__($self, /, *args)\n--\n\n{python.__doc__ or ''}"
+        method = rec.fast_method(cls, "__call__", doc, words, (keep, named))
+        if method is None:
+            break
+        _PYTHON[f"{cls.__name__}.__call__"] = python
+        cls.__call__ = method
+        done.append(f"{cls.__name__}.__call__")
+    return done
+
+
+_JIT_NAMES = ("_last", "_door", "_door_out", "_door_outputs", "program", "_single", "_retraces",
+              "shape")
 
 
 # the keywords the native functions take (interned): reductions', creation's
