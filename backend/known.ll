@@ -153,9 +153,12 @@ missed:
   %merr = call i1 @failed()
   br i1 %merr, label %failsig, label %unknown
 entry3:
+  ; (run, ids, picks) or (run, ids, picks, the program's Direct or None)
   %ne = call i64 @size(ptr %hit)
   %three = icmp eq i64 %ne, 3
-  br i1 %three, label %parts, label %unknown
+  %four = icmp eq i64 %ne, 4
+  %known = or i1 %three, %four
+  br i1 %known, label %parts, label %unknown
 parts:
   call void @Py_IncRef(ptr %hit)
   %run = call ptr @item(ptr %hit, i64 0)
@@ -173,8 +176,19 @@ clear:
   br i1 %cl, label %call, label %failhit
 call:
   %lv = call ptr @item(ptr %sig, i64 1)
-  %outs = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %run, ptr %lv, ptr null)
-  %noouts = icmp eq ptr %outs, null
+  br i1 %four, label %door, label %python
+door:
+  ; its front door called here (a tuple of outputs); not open, or falling back: run
+  %d = call ptr @item(ptr %hit, i64 3)
+  %dout = call ptr @lz_door_of(ptr %ctx, ptr %d, ptr %lv)
+  %nodout = icmp eq ptr %dout, null
+  br i1 %nodout, label %doorwhy, label %outlist
+doorwhy:
+  %derr = call i1 @failed()
+  br i1 %derr, label %raised, label %python
+python:
+  %pouts = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %run, ptr %lv, ptr null)
+  %noouts = icmp eq ptr %pouts, null
   br i1 %noouts, label %raised, label %outlist
 raised:
   %exc = call ptr @w(ptr %ctx, i64 $C_EXCEPTION$)
@@ -188,6 +202,7 @@ alone:
   call void @Py_DecRef(ptr %roots)
   ret i32 2
 outlist:
+  %outs = phi ptr [%dout, %door], [%pouts, %python]
   %lt = call ptr @w(ptr %ctx, i64 $C_LIST_T$)
   %ot = call ptr @type(ptr %outs)
   %isl = icmp eq ptr %ot, %lt

@@ -439,12 +439,23 @@ no:
 ; door falls back: then the leaf runner runs it
 define internal ptr @lz_direct(ptr %ctx, ptr %ent, ptr %leaves) {
 entry:
-  %args = alloca [$MAX_DIRECT$ x ptr]
   %n = call i64 @size(ptr %ent)
   %three = icmp eq i64 %n, 3
   br i1 %three, label %spec, label %no
 spec:
   %d = call ptr @item(ptr %ent, i64 2)
+  %r = call ptr @lz_door_of(ptr %ctx, ptr %d, ptr %leaves)
+  ret ptr %r
+no:
+  ret ptr null
+}
+
+; ---- the front door of the program of Direct %d (anything else: NULL without an error)
+; called on its inputs and scalars among %leaves: its output (a tuple for a program of
+; several outputs), NULL as lz_direct returns it
+define internal ptr @lz_door_of(ptr %ctx, ptr %d, ptr %leaves) {
+entry:
+  %args = alloca [$MAX_DIRECT$ x ptr]
   %dtp = call ptr @type(ptr %d)
   %dt = call ptr @w(ptr %ctx, i64 $C_DIRECT_T$)
   %isd = icmp eq ptr %dtp, %dt

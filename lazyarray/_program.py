@@ -214,7 +214,7 @@ def _run_known(roots: list, alone: bool = False) -> bool:
     fast = joint and PROGRAMS.by_signature.get(joint[0])
     if not fast:
         return False
-    run, leaf_ids, picks = fast
+    run, leaf_ids, picks = fast[:3]
     for p, v, leaf in zip(picks, run(joint[1]), leaf_ids):
         ir.evaluated(roots[p], v, leaf)
     return True
@@ -332,7 +332,8 @@ def _remember(roots: list, computed: list, runner, nodes: list, values: list) ->
             fast[step] = entry
     else:  # which of roots the program computes (candidates that were no siblings: not)
         position = {id(r): i for i, r in enumerate(roots)}
-        fast[key] = (run, ids, tuple(position[id(r)] for r in computed))
+        fast[key] = (run, ids, tuple(position[id(r)] for r in computed),
+                     _steps.direct(runner, inputs, scalars, dtypes, several=True))
 
 
 def _leaf_runner(runner, inputs: tuple, scalars: tuple, single: bool) -> Callable:

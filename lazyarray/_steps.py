@@ -407,10 +407,12 @@ class Direct:
 SLOT_KINDS = {"float64": 0, "int64": 1}  # scalars packed natively (a float, an int)
 
 
-def direct(runner, inputs: list, scalars: list, dtypes: list) -> Optional[Direct]:
-    """The ``Direct`` of a one-output program whose scalars are all float64 or int64
+def direct(runner, inputs: list, scalars: list, dtypes: list,
+           several: bool = False) -> Optional[Direct]:
+    """The ``Direct`` of a one-output program (``several``: of a program of several
+    outputs, whose door gives a tuple of them) whose scalars are all float64 or int64
     (the others are packed by the leaf runner); None otherwise."""
-    if len(runner.outputs) != 1:
+    if (len(runner.outputs) > 1) != several:
         return None
     kinds = tuple(SLOT_KINDS.get(d.name, -1) for d in dtypes)
     if -1 in kinds:

@@ -536,6 +536,18 @@ def test_materialize_runs_known_structures_natively():
             assert "materialize" not in calls and w._node.value is not None, (k, calls)
         assert float(loss) == pytest.approx(ln, rel=1e-12)
     np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-12)
+    # once the joint program's door is open, it is called natively (no leaf runner)
+    from lazyarray.backend import native as units
+    units.flush()
+    for k in range(4):
+        w, loss = step(w)
+        rn = Xn @ wn - yn
+        ln, wn = float(np.sum(rn * rn)), wn - 0.01 * (Xn.T @ rn)
+        calls = _python_calls(lambda: float(loss))
+        if k >= 2:
+            assert "run_with_scalars" not in calls and "materialize" not in calls, (k, calls)
+        assert float(loss) == pytest.approx(ln, rel=1e-12)
+    np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-12)
     # what the Python function does
     a, b = xp.sum(v * 2.0 + 1.0), xp.sum(v * 2.0 + 1.0)
     assert "materialize" in _python_calls(lambda: native([a, b]))
