@@ -87,11 +87,17 @@ def none_set(names: tuple) -> bool:
     """Whether none of the environment variables ``names`` is set (the commonest
     answer, read in one cheap look per name where ``env`` has its cheap way)."""
     if _FAST_ENV:
-        for n in names:
-            if _ENV_DATA.get(n.encode()) is not None:
+        encoded = _ENCODED.get(names)
+        if encoded is None:
+            encoded = _ENCODED[names] = tuple(n.encode() for n in names)
+        for n in encoded:
+            if _ENV_DATA.get(n) is not None:
                 return False
         return True
     return all(n not in os.environ for n in names)
+
+
+_ENCODED: dict = {}  # names -> their bytes (none_set's callers pass a few constant tuples)
 
 
 def switched_off(name: str) -> bool:

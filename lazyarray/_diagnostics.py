@@ -44,8 +44,13 @@ def _logger(logging_level: str = "INFO"):
     logging = sys.modules.get("logging")
     if logging is None:
         return None
-    log = logging.getLogger("lazyarray")
+    log = _LOGGER.get(logging)  # (getLogger takes logging's lock: every new structure asks)
+    if log is None:
+        log = _LOGGER[logging] = logging.getLogger("lazyarray")
     return log if log.isEnabledFor(getattr(logging, logging_level)) else None
+
+
+_LOGGER: dict = {}  # the logging module -> its "lazyarray" logger
 
 HISTORY = 64  # compiled keys kept for comparison (each holds one entry per graph node)
 _TOPICS = ("compile",)
