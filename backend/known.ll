@@ -631,3 +631,114 @@ faila:
   call void @Py_DecRef(ptr %a)
   ret ptr null
 }
+
+; ---- float(x) and bool(x) natively (FLOAT, BOOL: Array's __float__ and __bool__): a 0-d
+; value at once; a 0-d array without one read by the native materialize (C_MATERIALIZE_FN,
+; with C_WHAT as what), as _scalar reads it; the node is not held meanwhile (materialize
+; tells a node only its Array holds by its references).  Anything else (other shapes,
+; complex for float, a value of another type, a scalar leaf): the Python method
+define internal ptr @lz_read_scalar(ptr %ctx, ptr %self, i1 %isfloat) {
+entry:
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %t = call ptr @type(ptr %self)
+  %isa = icmp eq ptr %t, %at
+  br i1 %isa, label %node, label %python
+node:
+  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %n = call ptr @get(ptr %self, i64 %on)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %d = call ptr @get(ptr %n, i64 %od)
+  %cx = call ptr @w(ptr %ctx, i64 $C_COMPLEX$)
+  %c = call i32 @PySet_Contains(ptr %cx, ptr %d)
+  %iscx = icmp ne i32 %c, 0
+  %nofloat = and i1 %iscx, %isfloat
+  br i1 %nofloat, label %python, label %value
+value:
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %n, i64 %ov)
+  %vt = call ptr @type(ptr %v)
+  %ndt = call ptr @w(ptr %ctx, i64 $C_NDARRAY_T$)
+  %isnd = icmp eq ptr %vt, %ndt
+  br i1 %isnd, label %rank, label %lazy
+rank:
+  %ndp = getelementptr i8, ptr %v, i64 $ARRAY_NDIM$
+  %nd = load i32, ptr %ndp
+  %zero = icmp eq i32 %nd, 0
+  br i1 %zero, label %convert, label %python
+lazy:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %nov = icmp eq ptr %v, %none
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %op = call ptr @get(ptr %n, i64 %oo)
+  %sop = call ptr @w(ptr %ctx, i64 $C_SCALAR_OP$)
+  %notscalar = icmp ne ptr %op, %sop
+  %go = and i1 %nov, %notscalar
+  br i1 %go, label %shape, label %python
+shape:
+  %sh = call ptr @lz_shape_of(ptr %ctx, ptr %n)
+  %nosh = icmp eq ptr %sh, null
+  br i1 %nosh, label %python, label %empty
+empty:
+  %r = call i64 @size(ptr %sh)
+  %zd = icmp eq i64 %r, 0
+  br i1 %zd, label %read, label %python
+read:
+  %l = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %self)
+  %nol = icmp eq ptr %l, null
+  br i1 %nol, label %error, label %call
+call:
+  ; (a list, as the Python method passes it)
+  %lst = call ptr @PySequence_List(ptr %l)
+  call void @Py_DecRef(ptr %l)
+  %nolst = icmp eq ptr %lst, null
+  br i1 %nolst, label %error, label %mat
+mat:
+  %fn = call ptr @w(ptr %ctx, i64 $C_MATERIALIZE_FN$)
+  %what = call ptr @w(ptr %ctx, i64 $C_WHAT$)
+  %res = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %lst, ptr %what, ptr null)
+  call void @Py_DecRef(ptr %lst)
+  %nores = icmp eq ptr %res, null
+  br i1 %nores, label %error, label %first
+first:
+  %zi = call ptr @PyLong_FromLongLong(i64 0)
+  %v0 = call ptr @PyObject_GetItem(ptr %res, ptr %zi)
+  call void @Py_DecRef(ptr %zi)
+  call void @Py_DecRef(ptr %res)
+  %nov0 = icmp eq ptr %v0, null
+  br i1 %nov0, label %error, label %conv0
+conv0:
+  %o0 = call ptr @lz_convert(ptr %v0, i1 %isfloat)
+  call void @Py_DecRef(ptr %v0)
+  ret ptr %o0
+convert:
+  %o = call ptr @lz_convert(ptr %v, i1 %isfloat)
+  ret ptr %o
+error:
+  ret ptr null
+python:
+  %pfn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
+  %p = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %pfn, ptr %self, ptr null)
+  ret ptr %p
+}
+
+; ---- float(%v) or bool(%v): new reference, NULL on error
+define internal ptr @lz_convert(ptr %v, i1 %isfloat) {
+entry:
+  br i1 %isfloat, label %float, label %bool
+float:
+  %f = call ptr @PyNumber_Float(ptr %v)
+  ret ptr %f
+bool:
+  %b = call i32 @PyObject_IsTrue(ptr %v)
+  %bad = icmp slt i32 %b, 0
+  br i1 %bad, label %error, label %make
+make:
+  %b64 = sext i32 %b to i64
+  %r = call ptr @PyBool_FromLong(i64 %b64)
+  ret ptr %r
+error:
+  ret ptr null
+}
+
+declare ptr @PyNumber_Float(ptr)
+declare ptr @PyObject_GetItem(ptr, ptr)

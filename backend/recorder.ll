@@ -903,7 +903,15 @@ entry:
   switch i64 %kind, label %unary [i64 0, label %forward
                                   i64 1, label %reflected
                                   i64 3, label %getitem
-                                  i64 $MATMUL$, label %matmul]
+                                  i64 $MATMUL$, label %matmul
+                                  i64 $FLOAT$, label %float
+                                  i64 $BOOL$, label %bool]
+float:
+  %fl = call ptr @lz_read_scalar(ptr %ctx, ptr %self, i1 1)
+  ret ptr %fl
+bool:
+  %bl = call ptr @lz_read_scalar(ptr %ctx, ptr %self, i1 0)
+  ret ptr %bl
 matmul:
   %mm = call ptr @lz_matmul(ptr %ctx, ptr %self, ptr %other)
   ret ptr %mm

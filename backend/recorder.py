@@ -102,7 +102,9 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # Prepared class, 0
  C_LAST_NAME, C_DOOR_ATTR, C_DOOR_OUT, C_DOOR_OUTPUTS, C_PROGRAM_NAME, C_SINGLE_NAME,
  C_RETRACES, C_SHAPE_NAME, C_PREPARED_T, C_ZERO,
- C_WORDS) = range(120)
+ # float(x) and bool(x) (FLOAT, BOOL, backend/known.ll): the native materialize
+ C_MATERIALIZE_FN,
+ C_WORDS) = range(121)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
@@ -115,7 +117,7 @@ FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
 BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE, MATERIALIZE, MATMUL, \
     TRANSPOSE, RESHAPE, BROADCAST, PERMUTE, ASTYPE, EXPAND, REDUCE, WHERE, SHAPE, FILL, CONCAT, \
-    JIT_CALL, PREPARED_CALL = range(23)  # C_KIND
+    JIT_CALL, PREPARED_CALL, FLOAT, BOOL = range(25)  # C_KIND
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds, its
 # numpy dtype
@@ -134,7 +136,7 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
        "PySequence_List", "PySet_Size", "PyList_AsTuple", "PyErr_ExceptionMatches",
        "PyObject_IsTrue", "PyBool_FromLong", "PyNumber_Add", "PyObject_SetAttr", "PySet_Clear",
-       "PyErr_SetString")
+       "PyErr_SetString", "PyNumber_Float", "PyObject_GetItem")
 
 
 def unit() -> native.Unit:
@@ -240,7 +242,7 @@ class Recorder:
         ctx = context(words)
         k = STUBS - len(self.stubs)
         ctypes.c_void_p.from_address(self.table + 8 * k).value = ctx.ctypes.data
-        flags = abi.METH_NOARGS if words[C_KIND] == UNARY else abi.METH_O
+        flags = abi.METH_NOARGS if words[C_KIND] in (UNARY, FLOAT, BOOL) else abi.METH_O
         md = abi.MethodDef(name.encode(), self.stubs.pop(0), flags, doc.encode())
         self.keep.append((ctx, md, keep))
         return self._new_method(cls, ctypes.addressof(md))

@@ -114,7 +114,7 @@ def install(addresses) -> None:
             _steps.NATIVE = rec.function("native_steps", _steps.native_fallback.__doc__,
                                          _steps.__name__, (ctx, keep))
             _fusion.CONTEXTS.append(ctx)
-            _materialize(rec, steps)
+            done += _scalar_reads(rec, common, _materialize(rec, steps))
 
 
 class _Holder(tuple):
@@ -356,6 +356,31 @@ def _materialize(rec, steps: tuple) -> None:
     _replace({"materialize": (python, native_fn)})
     if _array_object._materialize_fn is python:
         _array_object._materialize_fn = native_fn
+    return native_fn
+
+
+def _scalar_reads(rec, common, materialize) -> list:
+    """``Array.__float__`` and ``__bool__`` as native methods (backend/known.ll): a 0-d
+    value converted at once, a 0-d lazy array read through the native ``materialize``."""
+    done = []
+    for name, kind, what in (("__float__", recorder.FLOAT, _WHATS[0]),
+                             ("__bool__", recorder.BOOL, _WHATS[1])):
+        python = vars(Array)[name]
+        words, keep = _words(common, kind, None, None, None, python)
+        named = ((recorder.C_MATERIALIZE_FN, materialize), (recorder.C_WHAT, what),
+                 (recorder.C_COMPLEX, _COMPLEX), (recorder.C_NDARRAY_T, np.ndarray))
+        _name(words, named)
+        doc = f"{name}($self, /)\n--\n\n{python.__doc__ or ''}"
+        method = rec.method(Array, name, doc, words, (keep, named))
+        if method is None:
+            break
+        _PYTHON[name] = python
+        setattr(Array, name, method)
+        done.append(name)
+    return done
+
+
+_WHATS = ("float()", "bool()")  # what the reads are, in materialize's messages
 
 
 _BY_SIGNATURE, _DEPTH, _STEPS, _NATIVE = "by_signature", "depth", "steps", "NATIVE"

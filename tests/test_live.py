@@ -52,7 +52,11 @@ def test_results_equal_those_of_evaluating_the_state_explicitly():
     X, y = xp.asarray(Xn), xp.asarray(yn)
     w1, l1 = _descent(xp, X, y, 25)
     w2, l2 = _descent(xp, X, y, 25, held=False)
-    assert l1 == l2
+    # the loss's sum reads r inline in one case (r computed in the kernel) and as the
+    # buffer the explicit evaluation kept in the other: two kernels, whose summation
+    # order may differ (by the tiers' documented bound, 2 eps sum|x|) when one of them
+    # runs compiled and the other on the building blocks (earlier tests' caches decide)
+    np.testing.assert_allclose(l1, l2, rtol=2 * np.finfo(np.float64).eps, atol=0)
     assert np.array_equal(np.asarray(w1), np.asarray(w2))
 
 

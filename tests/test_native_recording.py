@@ -818,3 +818,34 @@ def test_jit_and_prepared_calls_run_their_door_natively():
     for bad in ((x[:2],), (x.astype(np.int64),), ("x",), ()):
         got, want = _outcome(lambda: p(*bad)), _outcome(lambda: prep_py(p, *bad))
         assert got[0] == want[0] and (got[0] == "array" or got == want), (bad, got, want)
+
+
+def test_float_and_bool_read_natively_as_python_does():
+    """``Array.__float__`` and ``__bool__`` (backend/known.ll): a 0-d value converted at
+    once, a lazy 0-d array read through the native materialize without Python frames;
+    other shapes, complex floats and placeholders raise as the Python methods raise."""
+    from lazyarray import _array_object
+    float_py, bool_py = _recording._PYTHON["__float__"], _recording._PYTHON["__bool__"]
+    assert type(vars(xp.Array)["__float__"]).__name__ == "method_descriptor"
+    v = xp.asarray(np.linspace(-1.0, 2.0, 50))
+    cases = [xp.sum(v), xp.sum(v) > 1.0, xp.asarray(2.5), xp.asarray(0.0), xp.asarray(True),
+             xp.asarray(np.int8(-3)), xp.asarray(1j), xp.sum(v * 1j), v, v[:1],
+             xp.placeholder((), xp.float64) * 2.0, xp.asarray(np.uint64(2 ** 63)),
+             xp.asarray(float("nan")), xp.max(v) - xp.min(v)]
+    for a in cases:
+        for conv, py in ((float, float_py), (bool, bool_py)):
+            want = _outcome(lambda: py(a))
+            got = _outcome(lambda: conv(a))
+            assert got[0] == want[0], (a, conv, got, want)
+            if got[0] == "array":
+                assert type(got[1]) is type(want[1])
+                assert got[1] == want[1] or (got[1] != got[1] and want[1] != want[1])
+            else:
+                assert got[:2] == want[:2]
+    codes = {float_py.__code__, bool_py.__code__, _array_object.Array._scalar.__code__}
+    for _ in range(3):
+        float(xp.sum(v * 2.0))
+        bool(xp.sum(v * 2.0) > 0.0)
+    s, b = xp.sum(v * 2.0), xp.sum(v * 2.0) > 0.0
+    assert not codes & _python_frames(float, s) and not codes & _python_frames(bool, b)
+    assert float(s) == pytest.approx(float(np.sum(np.linspace(-1.0, 2.0, 50) * 2.0)))
