@@ -407,8 +407,9 @@ EPOCH = 0
 _IDS: dict = {}  # structure -> id; cleared when full (ids are never reused)
 _MAX_IDS = 1 << 16
 # ids made in the recording fast paths' tables (``id_table``), counted with _IDS's
-# entries towards the limit: one word, which the native recording increments too
-TABLE_IDS = np.zeros(1, dtype=np.int64)
+# entries towards the limit: a word, which the native recording increments too; then
+# the number of times the ids were cleared (ids remembered natively are dropped then)
+TABLE_IDS = np.zeros(2, dtype=np.int64)
 _next_id = itertools.count(1).__next__
 
 
@@ -575,6 +576,7 @@ def new_id(table: dict, key) -> int:
 def clear_ids() -> None:
     _IDS.clear()
     TABLE_IDS[0] = 0
+    TABLE_IDS[1] += 1
     _BUFFER_IDS.clear()
     for t in _TABLES:
         t.clear()

@@ -767,7 +767,7 @@ value:
   %noval = icmp eq ptr %val, null
   br i1 %noval, label %errorsh, label %leafid
 leafid:
-  %lid = call ptr @lz_leaf_id(ptr %ctx, ptr %d, ptr %sh)
+  %lid = call ptr @lz_leaf_id_cached(ptr %ctx, ptr %d, ptr %sh)
   %nolid = icmp eq ptr %lid, null
   br i1 %nolid, label %errorval, label %data
 data:
@@ -788,6 +788,56 @@ nosh:
   br label %no
 no:
   ret ptr null
+}
+
+; ---- lz_leaf_id for %dt and %shape, remembered for the last pair met in this context
+; (C_LAST_DTYPE, C_LAST_SHAPE: held, so neither address is reused meanwhile; a shape
+; literal is the same tuple on every call) until the ids are cleared: new reference, NULL
+; on error
+define internal ptr @lz_leaf_id_cached(ptr %ctx, ptr %dt, ptr %shape) {
+entry:
+  %ld = call ptr @w(ptr %ctx, i64 $C_LAST_DTYPE$)
+  %ls = call ptr @w(ptr %ctx, i64 $C_LAST_SHAPE$)
+  %sd = icmp eq ptr %ld, %dt
+  %ss = icmp eq ptr %ls, %shape
+  ; (ir.clear_ids gives every leaf a new id: TABLE_IDS[1] counts the clears)
+  %tab = call ptr @w(ptr %ctx, i64 $C_TABLE_IDS$)
+  %gp = getelementptr i64, ptr %tab, i64 1
+  %gen = load i64, ptr %gp
+  %lg = call i64 @wi(ptr %ctx, i64 $C_LAST_GEN$)
+  %sg = icmp eq i64 %gen, %lg
+  %same = and i1 %sd, %ss
+  %hit = and i1 %same, %sg
+  br i1 %hit, label %cached, label %miss
+cached:
+  %c = call ptr @w(ptr %ctx, i64 $C_LAST_LID$)
+  call void @Py_IncRef(ptr %c)
+  ret ptr %c
+miss:
+  %lid = call ptr @lz_leaf_id(ptr %ctx, ptr %dt, ptr %shape)
+  %nolid = icmp eq ptr %lid, null
+  br i1 %nolid, label %done, label %keep
+keep:
+  ; (the dtypes live as long as the package: only the shape and the id are held)
+  %ol = call ptr @w(ptr %ctx, i64 $C_LAST_LID$)
+  call void @Py_IncRef(ptr %shape)
+  call void @Py_IncRef(ptr %lid)
+  %pd = getelementptr i64, ptr %ctx, i64 $C_LAST_DTYPE$
+  store ptr %dt, ptr %pd
+  %ps = getelementptr i64, ptr %ctx, i64 $C_LAST_SHAPE$
+  store ptr %shape, ptr %ps
+  %pl = getelementptr i64, ptr %ctx, i64 $C_LAST_LID$
+  store ptr %lid, ptr %pl
+  %pg = getelementptr i64, ptr %ctx, i64 $C_LAST_GEN$
+  store i64 %gen, ptr %pg
+  %hadold = icmp ne ptr %ls, null
+  br i1 %hadold, label %release, label %done
+release:
+  call void @Py_DecRef(ptr %ls)
+  call void @Py_DecRef(ptr %ol)
+  br label %done
+done:
+  ret ptr %lid
 }
 
 ; ---- concat(arrays, axis=...) (CONCAT): a list or tuple of two or more Arrays of one

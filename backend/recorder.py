@@ -104,7 +104,10 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  C_RETRACES, C_SHAPE_NAME, C_PREPARED_T, C_ZERO,
  # float(x) and bool(x) (FLOAT, BOOL, backend/known.ll): the native materialize
  C_MATERIALIZE_FN,
- C_WORDS) = range(121)
+ # zeros/ones (FILL): the last dtype and shape met, their leaf id and ir.TABLE_IDS[1] then
+ # (0 until then; the shape and the id held by the context)
+ C_LAST_DTYPE, C_LAST_SHAPE, C_LAST_LID, C_LAST_GEN,
+ C_WORDS) = range(125)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the

@@ -747,6 +747,11 @@ def test_shape_ops_reductions_and_where_record_as_python_does():
         entered = _python_frames(fn, *args, **kwargs)
         assert (python.__code__ not in entered) == native, (name, args, kwargs, entered)
     assert seen == set(MANIPULATION)
+    shape = (3, 4)  # zeros remembers the last shape's leaf id, until the ids are cleared
+    assert xp.zeros(shape)._node.sig[0] == xp.zeros(shape)._node.sig[0] == \
+        ir.leaf_id(ir.Op.DATA, xp.float64, shape)
+    ir.clear_ids()
+    assert xp.zeros(shape)._node.sig[0] == ir.leaf_id(ir.Op.DATA, xp.float64, shape)
     getter = _recording._PYTHON["shape"].fget
     for a in (xp.asarray(np.ones((2, 3))), xp.asarray(1.0), xp.placeholder(("n", 3), xp.float64),
               xp.asarray(np.ones((0, 5))), xp.placeholder(("n", "m"), xp.float32)):
