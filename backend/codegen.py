@@ -30,6 +30,9 @@ PTR = ir.PointerType()
 # WIDE_OUT results lie side by side (see KernelBuilder._column_order)
 VECTOR_BYTES, WIDE_OUT = 32, 16
 COLUMN_BYTES = 1024  # a tile's row in a column-order reduction (see KernelBuilder._columns)
+# A contiguous float row of at most this many bytes takes argmin/argmax in one masked
+# vector (KernelBuilder._arg_short_row): 8 float64, 16 float32
+SHORT_ROW_BYTES = 64
 
 # Functions from the C math library, by op; float32 uses the 'f' variant.
 LIBM = {
@@ -437,6 +440,17 @@ class KernelBuilder:
             self._store(b, soff, self._red_loops(b, k.n_out, offs, init, soff)[1])
             return
         init = _reduce_init(k.reduce, vdt, reg_type(vdt))
+        if k.reduce in (Op.MIN, Op.MAX) and k.n_red == 1 and vdt.kind == "f" \
+                and len(k.body) == 1 and not k.scan:  # a float buffer's extreme
+            n, strides = self.sizes[k.n_out], self._strides(k.n_out)
+            lanes = SHORT_ROW_BYTES // vdt.itemsize
+            with b.if_else(self._short_row_here(b, n, strides, lanes)) as (vector, loops):
+                with vector:
+                    self._store(b, soff, self._short_row(b, offs, n, lanes, k.reduce is Op.MAX)[2])
+                with loops:
+                    acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
+                    self._store(b, soff, self._mean(b, acc, self._reduced_count(b), vdt))
+            return
         if self.pairwise is not None:
             acc = self._sum_pairwise(b, offs, soff, init)
         else:
@@ -457,7 +471,70 @@ class KernelBuilder:
         is_max = k.reduce is Op.ARGMAX
         axis = k.n_out
         n, strides = self.sizes[axis], self._strides(axis)
+        lanes = SHORT_ROW_BYTES // vdt.itemsize
+        with b.if_else(self._short_row_here(b, n, strides, lanes)) as (vector, loops):
+            with vector:
+                at_short = self._arg_short_row(b, offs, n, lanes, is_max)
+                from_short = b.block
+            with loops:
+                at_loops = self._arg_loops(b, offs, init, n, strides, is_max, vdt)
+                from_loops = b.block
+        at = b.phi(I64)
+        at.add_incoming(at_short, from_short)
+        at.add_incoming(at_loops, from_loops)
+        return at
 
+    @staticmethod
+    def _short_row_here(b, n, strides: list, lanes: int) -> ir.Value:
+        """Whether the one load's row is contiguous with 1 to ``lanes`` elements."""
+        return b.and_(b.icmp_signed("==", strides[0], ir.Constant(I64, 1)),
+                      b.and_(b.icmp_signed(">", n, ir.Constant(I64, 0)),
+                             b.icmp_signed("<=", n, ir.Constant(I64, lanes))))
+
+    def _arg_short_row(self, b, offs, n, lanes: int, is_max: bool) -> ir.Value:
+        """``_arg_two_pass`` for a contiguous row of 1 to ``lanes`` elements: its extreme
+        (``_short_row``), then the first lane equal to it (or NaN when it is) by a count of
+        trailing zeros.  The loops' vector bodies start at VF x interleave elements: a row
+        of 8 ran them as scalar remainders (a (250, 8) argmin: 2.3 us)."""
+        v, mask, best = self._short_row(b, offs, n, lanes, is_max)
+        nan = b.fcmp_unordered("uno", best, best)
+        hit = b.or_(b.fcmp_ordered("==", v, _splat(b, best, lanes)),
+                    b.and_(_splat(b, nan, lanes), b.fcmp_unordered("uno", v, v)))
+        bits = b.bitcast(b.and_(hit, mask), ir.IntType(lanes))
+        cttz = self.mb.declare(f"llvm.cttz.i{lanes}", ir.IntType(lanes), [ir.IntType(lanes), I1])
+        at = b.zext(b.call(cttz, [bits, ir.Constant(I1, 0)]), I64)
+        return b.select(b.icmp_signed("<", at, n), at, ir.Constant(I64, 0))
+
+    def _short_row(self, b, offs, n, lanes: int, is_max: bool) -> tuple:
+        """(the row, its lanes' mask, its maximum or minimum) of the one load's contiguous
+        row of 1 to ``lanes`` float elements: one masked vector load (lanes past the row
+        are not read; they repeat its first element) and a tree of llvm.maximum/minimum,
+        the loops' intrinsic (associative and commutative: the same value in any order)."""
+        ins = self.k.body[0]
+        ety = mem_type(ins[1])
+        vty = ir.VectorType(ety, lanes)
+        mty = ir.VectorType(I1, lanes)
+        p = b.gep(self._buf(self.k.loads[ins[2]].buf), [offs[ins[2]]], source_etype=ety)
+        suffix = "f32" if ety == F32 else "f64"
+        mask = b.icmp_unsigned("<", ir.Constant(ir.VectorType(I64, lanes), list(range(lanes))),
+                               _splat(b, n, lanes))
+        load = self.mb.declare(f"llvm.masked.load.v{lanes}{suffix}.p0", vty,
+                               [PTR, I32, mty, vty], pure=False)
+        v = b.call(load, [p, ir.Constant(I32, ins[1].itemsize), mask,
+                          _splat(b, b.load(p, typ=ety), lanes)])
+        best, width = v, lanes
+        while width > 1:
+            width //= 2
+            hty = ir.VectorType(ety, width)
+            halves = [b.shuffle_vector(best, best, ir.Constant(ir.VectorType(I32, width),
+                                                               list(range(k, k + width))))
+                      for k in (0, width)]
+            name = "llvm.maximum" if is_max else "llvm.minimum"
+            best = b.call(self.mb.declare(f"{name}.v{width}{suffix}", hty, [hty, hty]), halves)
+        return v, mask, b.extract_element(best, ir.Constant(I32, 0))
+
+    def _arg_loops(self, b, offs, init, n, strides, is_max, vdt) -> ir.Value:
+        """``_arg_two_pass``'s two loops (any row length and layout)."""
         def step(bb, i, carried):
             v = self._body(bb, _advance(bb, offs, i, strides))
             return [_minmax(self.mb, bb, is_max, vdt, carried[0], v)]
@@ -768,6 +845,13 @@ def _arg_combine(mb, b, is_max, dt, acc, v, index):
     else:
         better = b.icmp_unsigned(">" if is_max else "<", v, best)
     return [b.select(better, v, best), b.select(better, index, at)]
+
+
+def _splat(b, x: ir.Value, lanes: int) -> ir.Value:
+    """A vector of ``lanes`` copies of ``x``."""
+    vty = ir.VectorType(x.type, lanes)
+    one = b.insert_element(ir.Constant(vty, None), x, ir.Constant(I32, 0))
+    return b.shuffle_vector(one, one, ir.Constant(ir.VectorType(I32, lanes), [0] * lanes))
 
 
 def _minmax(mb, b, is_max, dt, x, y):

@@ -340,6 +340,40 @@ def test_compiled_argmax_argmin_of_long_rows(monkeypatch, dtype):
                 assert np.array_equal(np.asarray(fn(xp.asarray(t), axis=0)), want(t, axis=0))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_compiled_argmax_argmin_of_short_rows(monkeypatch, dtype):
+    """A contiguous row of at most 64 bytes takes one masked vector (the lanes past the
+    row unread): against numpy for every length from 1 to past the vector, with ties,
+    signed zeros, infinities and NaNs anywhere; rows that repeat one element (stride 0)
+    and columns keep the loops.  max and min of such rows too, the same bits as the
+    loops give."""
+    monkeypatch.setenv("LAZYARRAY_TIER", "compile")
+    rng = np.random.default_rng(13)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, 2.5, NAN], dtype=dtype)
+    lanes = 64 // np.dtype(dtype).itemsize
+    for n in range(1, lanes + 3):
+        for trial in range(4):
+            a = rng.choice(pool, size=(9, n)) if trial % 2 else \
+                rng.standard_normal((9, n)).astype(dtype)
+            if trial == 2:
+                a[4, n - 1] = NAN
+            for f in ("argmax", "argmin"):
+                want, fn = getattr(np, f), getattr(xp, f)
+                assert np.array_equal(np.asarray(fn(xp.asarray(a), axis=1)), want(a, axis=1)), (n, f)
+                assert int(fn(xp.asarray(a[3]))) == int(want(a[3]))
+                col = xp.broadcast_to(xp.asarray(a[:, :1]), (9, n))  # stride 0 along the row
+                assert np.array_equal(np.asarray(fn(col, axis=1)), np.zeros(9, np.int64))
+                t = np.ascontiguousarray(a.T)
+                assert np.array_equal(np.asarray(fn(xp.asarray(t), axis=0)), want(t, axis=0))
+            for f in ("max", "min"):  # their extremes alone: the loops' values, to the bit
+                fn = getattr(xp, f)
+                short = np.asarray(fn(xp.asarray(a), axis=1))
+                loops = np.asarray(fn(xp.asarray(np.ascontiguousarray(a.T)), axis=0))
+                np.testing.assert_array_equal(short, getattr(np, f)(a, axis=1))
+                assert np.array_equal(np.signbit(short), np.signbit(loops)), (n, f)
+                np.testing.assert_array_equal(short, loops)
+
+
 def test_argmax_complex_zero_d_and_errors():
     c = np.array([1 + 2j, 3 + 0j, 3 + 1j, 3 + 1j])
     check(xp.argmax(xp.asarray(c)), np.argmax(c))
