@@ -203,6 +203,9 @@ array:
   br i1 %isa, label %held, label %unwind
 held:
   %n = call ptr @get(ptr %a, i64 %on)
+  %unset = icmp eq ptr %n, null
+  br i1 %unset, label %unwind, label %nodeval
+nodeval:
   %hv = call ptr @get(ptr %n, i64 %ov)
   %hvt = call ptr @type(ptr %hv)
   %hvnd = icmp eq ptr %hvt, %ndt
@@ -210,7 +213,7 @@ held:
 store:
   ; held until the door returns: it runs without the GIL, while another thread may
   ; give an Array another node
-  %v = phi ptr [%a, %arg], [%hv, %held]
+  %v = phi ptr [%a, %arg], [%hv, %nodeval]
   call void @Py_IncRef(ptr %v)
   %vp = getelementptr [$MAX_DIRECT$ x ptr], ptr %vals, i64 0, i64 %i
   store ptr %v, ptr %vp

@@ -646,6 +646,9 @@ entry:
 node:
   %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
   %n = call ptr @get(ptr %self, i64 %on)
+  %unset = icmp eq ptr %n, null
+  br i1 %unset, label %python, label %typed
+typed:
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
   %d = call ptr @get(ptr %n, i64 %od)
   %cx = call ptr @w(ptr %ctx, i64 $C_COMPLEX$)

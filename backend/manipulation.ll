@@ -19,8 +19,12 @@ entry:
   %isa = icmp eq ptr %t, %at
   br i1 %isa, label %node, label %no
 node:
+  ; (an Array made without a node, object.__new__(Array): the Python function says so)
   %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
   %n = call ptr @get(ptr %x, i64 %on)
+  %unset = icmp eq ptr %n, null
+  br i1 %unset, label %no, label %held
+held:
   call void @Py_IncRef(ptr %n)
   ret ptr %n
 no:

@@ -650,6 +650,11 @@ nodes:
   %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
   %a = call ptr @get(ptr %x1, i64 %on)
   %b = call ptr @get(ptr %x2, i64 %on)
+  %unseta = icmp eq ptr %a, null
+  %unsetb = icmp eq ptr %b, null
+  %unset = or i1 %unseta, %unsetb
+  br i1 %unset, label %python, label %held
+held:
   call void @Py_IncRef(ptr %a)
   call void @Py_IncRef(ptr %b)
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
@@ -806,9 +811,10 @@ entry:
   %isa = icmp eq ptr %t, %at
   br i1 %isa, label %node, label %python
 node:
-  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
-  %n = call ptr @get(ptr %x, i64 %on)
-  call void @Py_IncRef(ptr %n)
+  %n = call ptr @lz_node_of(ptr %ctx, ptr %x)  ; (backend/manipulation.ll)
+  %unset = icmp eq ptr %n, null
+  br i1 %unset, label %python, label %shaped
+shaped:
   %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
   %sh = call ptr @get(ptr %n, i64 %osh)
   %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)

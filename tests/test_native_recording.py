@@ -854,3 +854,20 @@ def test_float_and_bool_read_natively_as_python_does():
     s, b = xp.sum(v * 2.0), xp.sum(v * 2.0) > 0.0
     assert not codes & _python_frames(float, s) and not codes & _python_frames(bool, b)
     assert float(s) == pytest.approx(float(np.sum(np.linspace(-1.0, 2.0, 50) * 2.0)))
+
+
+def test_an_array_without_a_node_raises_in_every_native_function():
+    """``object.__new__(Array)`` has no node: every native function and method hands it
+    to the Python one (an AttributeError), none reads through the missing node."""
+    a = object.__new__(xp.Array)
+    b = xp.asarray(np.ones((2, 2)))
+    calls = [lambda: xp.reshape(a, (1,)), lambda: xp.broadcast_to(a, (2,)),
+             lambda: xp.permute_dims(a, (0,)), lambda: xp.expand_dims(a, axis=0),
+             lambda: xp.astype(a, xp.float32), lambda: xp.sum(a), lambda: xp.max(a, axis=0),
+             lambda: xp.where(a, b, b), lambda: xp.where(b > 0, a, b), lambda: xp.concat([b, a]),
+             lambda: xp.concat([a, b]), lambda: a.shape, lambda: a.T, lambda: a @ b,
+             lambda: b @ a, lambda: float(a), lambda: bool(a), lambda: a + b, lambda: b + a,
+             lambda: -a, lambda: a[0], lambda: xp.sin(a), lambda: xp.jit(lambda u: u + 1)(a)]
+    for call in calls:
+        with pytest.raises(AttributeError):
+            call()
