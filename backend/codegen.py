@@ -448,8 +448,7 @@ class KernelBuilder:
                 with vector:
                     self._store(b, soff, self._short_row(b, offs, n, lanes, k.reduce is Op.MAX)[2])
                 with loops:
-                    acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
-                    self._store(b, soff, self._mean(b, acc, self._reduced_count(b), vdt))
+                    self._store(b, soff, self._red_loops(b, k.n_out, offs, [init], soff)[0])
             return
         if self.pairwise is not None:
             acc = self._sum_pairwise(b, offs, soff, init)

@@ -686,15 +686,14 @@ empty:
   %zd = icmp eq i64 %r, 0
   br i1 %zd, label %read, label %python
 read:
-  %l = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %self)
-  %nol = icmp eq ptr %l, null
-  br i1 %nol, label %error, label %call
-call:
-  ; (a list, as the Python method passes it)
-  %lst = call ptr @PySequence_List(ptr %l)
-  call void @Py_DecRef(ptr %l)
+  ; ([self], a list, as the Python method passes it)
+  %lst = call ptr @PyList_New(i64 1)
   %nolst = icmp eq ptr %lst, null
-  br i1 %nolst, label %error, label %mat
+  br i1 %nolst, label %error, label %fill
+fill:
+  call void @Py_IncRef(ptr %self)
+  %set = call i32 @PyList_SetItem(ptr %lst, i64 0, ptr %self)
+  br label %mat
 mat:
   %fn = call ptr @w(ptr %ctx, i64 $C_MATERIALIZE_FN$)
   %what = call ptr @w(ptr %ctx, i64 $C_WHAT$)

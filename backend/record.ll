@@ -806,21 +806,14 @@ error:
 ; else, and sizes that do not fit, to the Python property's getter (C_FALLBACK)
 define internal ptr @lz_transpose(ptr %ctx, ptr %x) {
 entry:
-  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
-  %t = call ptr @type(ptr %x)
-  %isa = icmp eq ptr %t, %at
-  br i1 %isa, label %node, label %python
-node:
-  %n = call ptr @lz_node_of(ptr %ctx, ptr %x)  ; (backend/manipulation.ll)
+  ; (the Array's node and its tuple shape: backend/manipulation.ll's helpers)
+  %n = call ptr @lz_node_of(ptr %ctx, ptr %x)
   %unset = icmp eq ptr %n, null
   br i1 %unset, label %python, label %shaped
 shaped:
-  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
-  %sh = call ptr @get(ptr %n, i64 %osh)
-  %tt = call ptr @w(ptr %ctx, i64 $C_TUPLE_T$)
-  %st = call ptr @type(ptr %sh)
-  %ist = icmp eq ptr %st, %tt
-  br i1 %ist, label %rank, label %pythonn
+  %sh = call ptr @lz_shape_of(ptr %ctx, ptr %n)
+  %nosh = icmp eq ptr %sh, null
+  br i1 %nosh, label %pythonn, label %rank
 rank:
   %r = call i64 @size(ptr %sh)
   %two = icmp eq i64 %r, 2

@@ -194,7 +194,7 @@ def _matmul(rec, common, natives: dict) -> list:
     python = _linear_algebra.matmul
     words, keep = _words(common, recorder.MATMUL, None, None, None, python)
     _name(words, named)
-    doc = f"matmul($module, x1, x2, /)\n--\n\n{python.__doc__}"
+    doc = f"{_text_signature('matmul', python)}\n--\n\n{python.__doc__}"
     natives["matmul"] = (python, rec.function("matmul", doc, _PACKAGE,
                                               _Holder((recorder.context(words), (keep, named)))))
     _PYTHON["matmul"] = python

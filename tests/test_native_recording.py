@@ -480,17 +480,7 @@ def test_native_functions_are_made_whatever_prototype_others_set_on_ctypes():
 
 def _python_calls(fn) -> set:
     """The names of the Python functions ``fn()`` calls (native ones are not seen)."""
-    names: set = set()
-
-    def profile(frame, event, arg):
-        if event == "call":
-            names.add(frame.f_code.co_name)
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return names
+    return {code.co_name for code in _python_frames(fn)}
 
 
 @pytest.mark.usefixtures("whole_programs")
@@ -526,28 +516,24 @@ def test_materialize_runs_known_structures_natively():
     def step(w):
         r = X @ w - y
         return w - 0.01 * (X.T @ r), xp.sum(r * r)
-    w, wn = xp.zeros(5), np.zeros(5)
-    for k in range(8):
-        w, loss = step(w)
-        rn = Xn @ wn - yn
-        ln, wn = float(np.sum(rn * rn)), wn - 0.01 * (Xn.T @ rn)
-        calls = _python_calls(lambda: float(loss))
-        if k >= 4:
-            assert "materialize" not in calls and w._node.value is not None, (k, calls)
-        assert float(loss) == pytest.approx(ln, rel=1e-12)
-    np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-12)
+    def descend(w, wn, iterations: int, native_from: int, python: set):
+        """The loop beside numpy's; from iteration ``native_from`` on, reading the loss
+        calls none of the Python functions ``python`` and computes the state too."""
+        for k in range(iterations):
+            w, loss = step(w)
+            rn = Xn @ wn - yn
+            ln, wn = float(np.sum(rn * rn)), wn - 0.01 * (Xn.T @ rn)
+            calls = _python_calls(lambda: float(loss))
+            if k >= native_from:
+                assert not python & calls and w._node.value is not None, (k, calls)
+            assert float(loss) == pytest.approx(ln, rel=1e-12)
+        np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-12)
+        return w, wn
+    w, wn = descend(xp.zeros(5), np.zeros(5), 8, 4, {"materialize"})
     # once the joint program's door is open, it is called natively (no leaf runner)
     from lazyarray.backend import native as units
     units.flush()
-    for k in range(4):
-        w, loss = step(w)
-        rn = Xn @ wn - yn
-        ln, wn = float(np.sum(rn * rn)), wn - 0.01 * (Xn.T @ rn)
-        calls = _python_calls(lambda: float(loss))
-        if k >= 2:
-            assert "run_with_scalars" not in calls and "materialize" not in calls, (k, calls)
-        assert float(loss) == pytest.approx(ln, rel=1e-12)
-    np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-12)
+    descend(w, wn, 4, 2, {"run_with_scalars", "materialize"})
     # what the Python function does
     a, b = xp.sum(v * 2.0 + 1.0), xp.sum(v * 2.0 + 1.0)
     assert "materialize" in _python_calls(lambda: native([a, b]))
