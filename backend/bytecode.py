@@ -31,12 +31,17 @@ from .names import name_of
 from .schedule import Access, Kernel, Schedule, gemm_operands
 
 REG_BYTES = 4096        # bytes per block register: 512 doubles, 256 complex128
+# A kernel's registers live on the running thread's stack: past this many registers they
+# shrink (never below MIN_REG_BYTES), so a long body's registers stay within
+# STACK_REGS * REG_BYTES (256 KiB), as a 64-instruction body's always did.
+STACK_REGS = 64
+MIN_REG_BYTES = 512
 
 # kernel header words
 (K_FN, K_MODE, K_R, K_NOUT, K_META, K_VMETA, K_NLOADS, K_LOADS, K_NINS, K_INS, K_NREGS,
  K_VALUE, K_SSLOT, K_SSIZE, K_SMETA, K_PUT, K_INIT, K_ACC, K_HRED, K_MEAN, K_ARGX, K_ARGS,
  K_SCANX, K_SCANS, K_GEMM, K_GEMM_X, K_GEMM_Y, K_VSIZE, K_NSLOTS, K_SLOTS, K_NSCAL, K_SCALS,
- K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, HEADER) = range(38)
+ K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, K_RBYTES, HEADER) = range(39)
 # modes
 ELEMENTWISE, REDUCE, ARG, SCAN = range(4)
 # a load: buffer slot, element size, meta position of its offset (strides follow, then
@@ -155,7 +160,8 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     h[K_MODE], h[K_R], h[K_NOUT], h[K_META], h[K_VMETA] = mode, r, k.n_out, k.meta_base, vm_meta
     h[K_NREGS], h[K_VALUE], h[K_VSIZE] = n_regs, regs[k.value], vsize
     h[K_SSLOT], h[K_SSIZE] = k.store.buf, ssize
-    h[K_BLOCK] = REG_BYTES // widest  # elements a block holds: a register over the widest
+    h[K_RBYTES] = rbytes = register_bytes(n_regs)
+    h[K_BLOCK] = rbytes // widest  # elements a block holds: a register over the widest
     h[K_PUT], h[K_COPYS] = resolve(_PUT[ssize]), resolve(_COPY[vsize])
     if mode != ELEMENTWISE:
         _reduction(h, base, later, k, mode, vdt, resolve)
@@ -249,6 +255,14 @@ def _gather(ins: tuple, regs: list, t: int, body: tuple, resolve, gathers: list)
 
 _COPY = {n: ("copy", str(n)) for n in (1, 2, 4, 8, 16)}
 _PUT = {n: ("put", str(n)) for n in (1, 2, 4, 8, 16)}
+
+
+def register_bytes(n_regs: int) -> int:
+    """Bytes per block register of a kernel using ``n_regs`` registers (a power of two)."""
+    rbytes = REG_BYTES
+    while n_regs * rbytes > STACK_REGS * REG_BYTES and rbytes > MIN_REG_BYTES:
+        rbytes //= 2
+    return rbytes
 
 
 def _registers(k: Kernel) -> tuple:

@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources 02462f04444bae272f3dd82ffcf7adfd9682568ed521010d6ba597fadb1fee58
+; lazyarray sequencer, sources 94a87532d12f04bba2d243a4cc91c633a4cc5210ced96ffd3dd32abd1d9c2dbd
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""
@@ -295,8 +295,8 @@ for.body.endif:
 define internal void @"eval_block"(ptr %".1", i64 %".2", i64 %".3", ptr %".4") noinline nounwind
 {
 entry:
-  %".39" = alloca i64
-  %".150" = alloca i64
+  %".41" = alloca i64
+  %".152" = alloca i64
   br label %"body"
 body:
   %".7" = getelementptr i64, ptr %".1", i64 0
@@ -331,171 +331,173 @@ body:
   %".36" = load i64, ptr %".35"
   %".37" = getelementptr i64, ptr %".1", i64 12
   %".38" = load i64, ptr %".37"
-  store i64 0, i64* %".39"
+  %".39" = getelementptr i64, ptr %".9", i64 37
+  %".40" = load i64, ptr %".39"
+  store i64 0, i64* %".41"
   br label %"for"
 for:
-  %".42" = load i64, i64* %".39"
-  %".43" = icmp slt i64 %".42", %".32"
-  br i1 %".43", label %"for.body", label %"for.done"
+  %".44" = load i64, i64* %".41"
+  %".45" = icmp slt i64 %".44", %".32"
+  br i1 %".45", label %"for.body", label %"for.done"
 for.body:
-  %".45" = mul i64 %".42", 8
-  %".46" = add i64 %".34", %".45"
-  %".47" = getelementptr i64, ptr %".9", i64 %".46"
-  %".48" = getelementptr i64, ptr %".47", i64 0
-  %".49" = load i64, ptr %".48"
-  %".50" = getelementptr i64, ptr %".47", i64 1
+  %".47" = mul i64 %".44", 8
+  %".48" = add i64 %".34", %".47"
+  %".49" = getelementptr i64, ptr %".9", i64 %".48"
+  %".50" = getelementptr i64, ptr %".49", i64 0
   %".51" = load i64, ptr %".50"
-  %".52" = mul i64 %".51", 4096
-  %".53" = getelementptr i8, ptr %".15", i64 %".52"
-  %".54" = getelementptr ptr, ptr %".12", i64 %".51"
-  switch i64 %".49", label %"next" [i64 0, label %"load" i64 2, label %"op" i64 3, label %"gather" i64 1, label %"scalar"]
+  %".52" = getelementptr i64, ptr %".49", i64 1
+  %".53" = load i64, ptr %".52"
+  %".54" = mul i64 %".53", %".40"
+  %".55" = getelementptr i8, ptr %".15", i64 %".54"
+  %".56" = getelementptr ptr, ptr %".12", i64 %".53"
+  switch i64 %".51", label %"next" [i64 0, label %"load" i64 2, label %"op" i64 3, label %"gather" i64 1, label %"scalar"]
 for.done:
   ret void
 load:
-  %".58" = getelementptr i64, ptr %".47", i64 3
-  %".59" = load i64, ptr %".58"
-  %".60" = mul i64 %".59", 4
-  %".61" = getelementptr i64, ptr %".30", i64 %".60"
-  %".62" = getelementptr i64, ptr %".61", i64 1
-  %".63" = load i64, ptr %".62"
-  %".64" = getelementptr i64, ptr %".61", i64 2
+  %".60" = getelementptr i64, ptr %".49", i64 3
+  %".61" = load i64, ptr %".60"
+  %".62" = mul i64 %".61", 4
+  %".63" = getelementptr i64, ptr %".30", i64 %".62"
+  %".64" = getelementptr i64, ptr %".63", i64 1
   %".65" = load i64, ptr %".64"
-  %".66" = getelementptr ptr, ptr %".61", i64 0
-  %".67" = load ptr, ptr %".66"
-  %".68" = getelementptr i64, ptr %".21", i64 %".59"
-  %".69" = load i64, ptr %".68"
-  %".70" = mul i64 %".3", %".65"
-  %".71" = add i64 %".69", %".70"
-  %".72" = mul i64 %".71", %".63"
-  %".73" = getelementptr i8, ptr %".67", i64 %".72"
-  %".74" = icmp eq i64 %".65", 1
-  br i1 %".74", label %"load.if", label %"load.else"
+  %".66" = getelementptr i64, ptr %".63", i64 2
+  %".67" = load i64, ptr %".66"
+  %".68" = getelementptr ptr, ptr %".63", i64 0
+  %".69" = load ptr, ptr %".68"
+  %".70" = getelementptr i64, ptr %".21", i64 %".61"
+  %".71" = load i64, ptr %".70"
+  %".72" = mul i64 %".3", %".67"
+  %".73" = add i64 %".71", %".72"
+  %".74" = mul i64 %".73", %".65"
+  %".75" = getelementptr i8, ptr %".69", i64 %".74"
+  %".76" = icmp eq i64 %".67", 1
+  br i1 %".76", label %"load.if", label %"load.else"
 op:
-  %".86" = sub i64 %".32", 1
-  %".87" = icmp eq i64 %".42", %".86"
-  %".88" = icmp eq i64 %".51", %".36"
-  %".89" = and i1 %".87", %".88"
-  %".90" = icmp ne ptr %".4", null
+  %".88" = sub i64 %".32", 1
+  %".89" = icmp eq i64 %".44", %".88"
+  %".90" = icmp eq i64 %".53", %".36"
   %".91" = and i1 %".89", %".90"
-  %".92" = select  i1 %".91", ptr %".4", ptr %".53"
-  %".93" = getelementptr i64, ptr %".47", i64 3
-  %".94" = load i64, ptr %".93"
-  %".95" = icmp slt i64 %".94", 0
-  %".96" = select  i1 %".95", i64 0, i64 %".94"
-  %".97" = getelementptr ptr, ptr %".12", i64 %".96"
-  %".98" = load ptr, ptr %".97"
-  %".99" = icmp slt i64 %".94", 0
-  %".100" = select  i1 %".99", ptr null, ptr %".98"
-  %".101" = getelementptr i64, ptr %".47", i64 4
-  %".102" = load i64, ptr %".101"
-  %".103" = icmp slt i64 %".102", 0
-  %".104" = select  i1 %".103", i64 0, i64 %".102"
-  %".105" = getelementptr ptr, ptr %".12", i64 %".104"
-  %".106" = load ptr, ptr %".105"
-  %".107" = icmp slt i64 %".102", 0
-  %".108" = select  i1 %".107", ptr null, ptr %".106"
-  %".109" = getelementptr i64, ptr %".47", i64 5
-  %".110" = load i64, ptr %".109"
-  %".111" = icmp slt i64 %".110", 0
-  %".112" = select  i1 %".111", i64 0, i64 %".110"
-  %".113" = getelementptr ptr, ptr %".12", i64 %".112"
-  %".114" = load ptr, ptr %".113"
-  %".115" = icmp slt i64 %".110", 0
-  %".116" = select  i1 %".115", ptr null, ptr %".114"
-  %".117" = getelementptr i64, ptr %".47", i64 2
-  %".118" = load i64, ptr %".117"
-  %".119" = inttoptr i64 %".118" to void (ptr, ptr, ptr, ptr, i64)*
-  call void %".119"(ptr %".92", ptr %".100", ptr %".108", ptr %".116", i64 %".2")
-  store ptr %".92", ptr %".54"
+  %".92" = icmp ne ptr %".4", null
+  %".93" = and i1 %".91", %".92"
+  %".94" = select  i1 %".93", ptr %".4", ptr %".55"
+  %".95" = getelementptr i64, ptr %".49", i64 3
+  %".96" = load i64, ptr %".95"
+  %".97" = icmp slt i64 %".96", 0
+  %".98" = select  i1 %".97", i64 0, i64 %".96"
+  %".99" = getelementptr ptr, ptr %".12", i64 %".98"
+  %".100" = load ptr, ptr %".99"
+  %".101" = icmp slt i64 %".96", 0
+  %".102" = select  i1 %".101", ptr null, ptr %".100"
+  %".103" = getelementptr i64, ptr %".49", i64 4
+  %".104" = load i64, ptr %".103"
+  %".105" = icmp slt i64 %".104", 0
+  %".106" = select  i1 %".105", i64 0, i64 %".104"
+  %".107" = getelementptr ptr, ptr %".12", i64 %".106"
+  %".108" = load ptr, ptr %".107"
+  %".109" = icmp slt i64 %".104", 0
+  %".110" = select  i1 %".109", ptr null, ptr %".108"
+  %".111" = getelementptr i64, ptr %".49", i64 5
+  %".112" = load i64, ptr %".111"
+  %".113" = icmp slt i64 %".112", 0
+  %".114" = select  i1 %".113", i64 0, i64 %".112"
+  %".115" = getelementptr ptr, ptr %".12", i64 %".114"
+  %".116" = load ptr, ptr %".115"
+  %".117" = icmp slt i64 %".112", 0
+  %".118" = select  i1 %".117", ptr null, ptr %".116"
+  %".119" = getelementptr i64, ptr %".49", i64 2
+  %".120" = load i64, ptr %".119"
+  %".121" = inttoptr i64 %".120" to void (ptr, ptr, ptr, ptr, i64)*
+  call void %".121"(ptr %".94", ptr %".102", ptr %".110", ptr %".118", i64 %".2")
+  store ptr %".94", ptr %".56"
   br label %"next"
 gather:
-  %".123" = getelementptr i64, ptr %".47", i64 3
-  %".124" = load i64, ptr %".123"
-  %".125" = getelementptr i64, ptr %".1", i64 14
+  %".125" = getelementptr i64, ptr %".49", i64 3
   %".126" = load i64, ptr %".125"
-  %".127" = inttoptr i64 %".126" to ptr
-  %".128" = mul i64 %".124", 5
-  %".129" = getelementptr i64, ptr %".127", i64 %".128"
-  %".130" = getelementptr i64, ptr %".129", i64 2
-  %".131" = load i64, ptr %".130"
-  %".132" = mul i64 %".124", 4
-  %".133" = getelementptr i64, ptr %".30", i64 %".132"
-  %".134" = getelementptr i64, ptr %".133", i64 2
-  %".135" = load i64, ptr %".134"
-  %".136" = getelementptr ptr, ptr %".133", i64 0
-  %".137" = load ptr, ptr %".136"
-  %".138" = getelementptr i64, ptr %".47", i64 6
-  %".139" = load i64, ptr %".138"
-  %".140" = getelementptr i64, ptr %".21", i64 %".124"
+  %".127" = getelementptr i64, ptr %".1", i64 14
+  %".128" = load i64, ptr %".127"
+  %".129" = inttoptr i64 %".128" to ptr
+  %".130" = mul i64 %".126", 5
+  %".131" = getelementptr i64, ptr %".129", i64 %".130"
+  %".132" = getelementptr i64, ptr %".131", i64 2
+  %".133" = load i64, ptr %".132"
+  %".134" = mul i64 %".126", 4
+  %".135" = getelementptr i64, ptr %".30", i64 %".134"
+  %".136" = getelementptr i64, ptr %".135", i64 2
+  %".137" = load i64, ptr %".136"
+  %".138" = getelementptr ptr, ptr %".135", i64 0
+  %".139" = load ptr, ptr %".138"
+  %".140" = getelementptr i64, ptr %".49", i64 6
   %".141" = load i64, ptr %".140"
-  %".142" = mul i64 %".3", %".135"
-  %".143" = add i64 %".141", %".142"
-  %".144" = inttoptr i64 %".139" to void (ptr, i64, i64, i64)*
-  call void %".144"(ptr %".24", i64 %".143", i64 %".135", i64 %".2")
-  %".146" = getelementptr i64, ptr %".47", i64 5
-  %".147" = load i64, ptr %".146"
-  %".148" = getelementptr i64, ptr %".47", i64 4
+  %".142" = getelementptr i64, ptr %".21", i64 %".126"
+  %".143" = load i64, ptr %".142"
+  %".144" = mul i64 %".3", %".137"
+  %".145" = add i64 %".143", %".144"
+  %".146" = inttoptr i64 %".141" to void (ptr, i64, i64, i64)*
+  call void %".146"(ptr %".24", i64 %".145", i64 %".137", i64 %".2")
+  %".148" = getelementptr i64, ptr %".49", i64 5
   %".149" = load i64, ptr %".148"
-  store i64 0, i64* %".150"
+  %".150" = getelementptr i64, ptr %".49", i64 4
+  %".151" = load i64, ptr %".150"
+  store i64 0, i64* %".152"
   br label %"for.1"
 scalar:
-  store ptr %".53", ptr %".54"
+  store ptr %".55", ptr %".56"
   br label %"next"
 next:
-  %".188" = load i64, i64* %".39"
-  %".189" = add i64 %".188", 1
-  store i64 %".189", i64* %".39"
+  %".190" = load i64, i64* %".41"
+  %".191" = add i64 %".190", 1
+  store i64 %".191", i64* %".41"
   br label %"for"
 load.if:
-  store ptr %".73", ptr %".54"
+  store ptr %".75", ptr %".56"
   br label %"load.endif"
 load.else:
-  %".78" = getelementptr i64, ptr %".61", i64 3
-  %".79" = load i64, ptr %".78"
-  %".80" = mul i64 %".65", %".63"
-  %".81" = inttoptr i64 %".79" to void (ptr, ptr, i64, i64)*
-  call void %".81"(ptr %".53", ptr %".73", i64 %".80", i64 %".2")
-  store ptr %".53", ptr %".54"
+  %".80" = getelementptr i64, ptr %".63", i64 3
+  %".81" = load i64, ptr %".80"
+  %".82" = mul i64 %".67", %".65"
+  %".83" = inttoptr i64 %".81" to void (ptr, ptr, i64, i64)*
+  call void %".83"(ptr %".55", ptr %".75", i64 %".82", i64 %".2")
+  store ptr %".55", ptr %".56"
   br label %"load.endif"
 load.endif:
   br label %"next"
 for.1:
-  %".153" = load i64, i64* %".150"
-  %".154" = icmp slt i64 %".153", %".149"
-  br i1 %".154", label %"for.body.1", label %"for.done.1"
+  %".155" = load i64, i64* %".152"
+  %".156" = icmp slt i64 %".155", %".151"
+  br i1 %".156", label %"for.body.1", label %"for.done.1"
 for.body.1:
-  %".156" = mul i64 %".153", 3
-  %".157" = add i64 %".147", %".156"
-  %".158" = getelementptr i64, ptr %".9", i64 %".157"
-  %".159" = mul i64 %".153", 2
-  %".160" = add i64 %".38", %".159"
-  %".161" = add i64 1, %".160"
-  %".162" = add i64 %".131", %".161"
-  %".163" = getelementptr i64, ptr %".158", i64 1
-  %".164" = load i64, ptr %".163"
-  %".165" = getelementptr i64, ptr %".158", i64 0
+  %".158" = mul i64 %".155", 3
+  %".159" = add i64 %".149", %".158"
+  %".160" = getelementptr i64, ptr %".9", i64 %".159"
+  %".161" = mul i64 %".155", 2
+  %".162" = add i64 %".38", %".161"
+  %".163" = add i64 1, %".162"
+  %".164" = add i64 %".133", %".163"
+  %".165" = getelementptr i64, ptr %".160", i64 1
   %".166" = load i64, ptr %".165"
-  %".167" = getelementptr ptr, ptr %".12", i64 %".166"
-  %".168" = load ptr, ptr %".167"
-  %".169" = getelementptr i64, ptr %".18", i64 %".162"
-  %".170" = load i64, ptr %".169"
-  %".171" = add i64 %".162", 1
-  %".172" = getelementptr i64, ptr %".18", i64 %".171"
-  %".173" = load i64, ptr %".172"
-  %".174" = getelementptr i64, ptr %".158", i64 2
+  %".167" = getelementptr i64, ptr %".160", i64 0
+  %".168" = load i64, ptr %".167"
+  %".169" = getelementptr ptr, ptr %".12", i64 %".168"
+  %".170" = load ptr, ptr %".169"
+  %".171" = getelementptr i64, ptr %".18", i64 %".164"
+  %".172" = load i64, ptr %".171"
+  %".173" = add i64 %".164", 1
+  %".174" = getelementptr i64, ptr %".18", i64 %".173"
   %".175" = load i64, ptr %".174"
-  %".176" = inttoptr i64 %".164" to void (ptr, ptr, i64, i64, i64, ptr, i64)*
-  call void %".176"(ptr %".24", ptr %".168", i64 %".170", i64 %".173", i64 %".175", ptr %".27", i64 %".2")
-  %".178" = load i64, i64* %".150"
-  %".179" = add i64 %".178", 1
-  store i64 %".179", i64* %".150"
+  %".176" = getelementptr i64, ptr %".160", i64 2
+  %".177" = load i64, ptr %".176"
+  %".178" = inttoptr i64 %".166" to void (ptr, ptr, i64, i64, i64, ptr, i64)*
+  call void %".178"(ptr %".24", ptr %".170", i64 %".172", i64 %".175", i64 %".177", ptr %".27", i64 %".2")
+  %".180" = load i64, i64* %".152"
+  %".181" = add i64 %".180", 1
+  store i64 %".181", i64* %".152"
   br label %"for.1"
 for.done.1:
-  %".182" = getelementptr i64, ptr %".47", i64 2
-  %".183" = load i64, ptr %".182"
-  %".184" = inttoptr i64 %".183" to void (ptr, ptr, ptr, i64)*
-  call void %".184"(ptr %".53", ptr %".137", ptr %".24", i64 %".2")
-  store ptr %".53", ptr %".54"
+  %".184" = getelementptr i64, ptr %".49", i64 2
+  %".185" = load i64, ptr %".184"
+  %".186" = inttoptr i64 %".185" to void (ptr, ptr, ptr, i64)*
+  call void %".186"(ptr %".55", ptr %".139", ptr %".24", i64 %".2")
+  store ptr %".55", ptr %".56"
   br label %"next"
 }
 
@@ -1423,9 +1425,9 @@ do.done.2:
 define internal void @"run_kernel"(ptr %".1", ptr %".2", ptr %".3", ptr %".4", ptr %".5") noinline nounwind
 {
 entry:
-  %".66" = alloca i64
-  %".117" = alloca i64
-  %".171" = alloca i64
+  %".69" = alloca i64
+  %".120" = alloca i64
+  %".174" = alloca i64
   br label %"body"
 body:
   %".8" = alloca i64, i64 21
@@ -1471,171 +1473,176 @@ body.else:
   %".46" = add i64 %".43", 1
   %".47" = alloca ptr, i64 %".46"
   %".48" = add i64 %".43", 1
-  %".49" = alloca [4096 x i8], i64 %".48", align 64
-  %".50" = alloca [8256 x i8], align 64
-  %".51" = alloca i64, i64 512
-  %".52" = add i64 %".45", 1
-  %".53" = alloca i64, i64 %".52"
-  %".54" = add i64 %".41", 1
-  %".55" = alloca i64, i64 %".54"
-  %".56" = mul i64 %".45", 4
-  %".57" = add i64 %".56", 1
+  %".49" = getelementptr i64, ptr %".36", i64 37
+  %".50" = load i64, ptr %".49"
+  %".51" = mul i64 %".48", %".50"
+  %".52" = alloca i8, i64 %".51", align 64
+  %".53" = alloca [8256 x i8], align 64
+  %".54" = alloca i64, i64 512
+  %".55" = add i64 %".45", 1
+  %".56" = alloca i64, i64 %".55"
+  %".57" = add i64 %".41", 1
   %".58" = alloca i64, i64 %".57"
-  %".59" = getelementptr i64, ptr %".36", i64 4
-  %".60" = load i64, ptr %".59"
-  %".61" = getelementptr i64, ptr %".39", i64 %".60"
-  %".62" = getelementptr i64, ptr %".36", i64 5
+  %".59" = mul i64 %".45", 4
+  %".60" = add i64 %".59", 1
+  %".61" = alloca i64, i64 %".60"
+  %".62" = getelementptr i64, ptr %".36", i64 4
   %".63" = load i64, ptr %".62"
   %".64" = getelementptr i64, ptr %".39", i64 %".63"
-  %".65" = load i64, ptr %".64"
-  store i64 1, i64* %".66"
-  %".68" = icmp sge i64 %".65", 0
-  br i1 %".68", label %"body.else.if", label %"body.else.endif"
+  %".65" = getelementptr i64, ptr %".36", i64 5
+  %".66" = load i64, ptr %".65"
+  %".67" = getelementptr i64, ptr %".39", i64 %".66"
+  %".68" = load i64, ptr %".67"
+  store i64 1, i64* %".69"
+  %".71" = icmp sge i64 %".68", 0
+  br i1 %".71", label %"body.else.if", label %"body.else.endif"
 body.endif:
   ret void
 body.else.if:
-  %".70" = getelementptr i64, ptr %".61", i64 %".65"
-  %".71" = load i64, ptr %".70"
-  store i64 %".71", i64* %".66"
+  %".73" = getelementptr i64, ptr %".64", i64 %".68"
+  %".74" = load i64, ptr %".73"
+  store i64 %".74", i64* %".69"
   br label %"body.else.endif"
 body.else.endif:
-  %".74" = getelementptr i64, ptr %".36", i64 7
-  %".75" = load i64, ptr %".74"
-  %".76" = getelementptr i64, ptr %".36", i64 %".75"
-  %".77" = ptrtoint ptr %".47" to i64
-  %".78" = getelementptr i64, i64* %".8", i64 5
-  store i64 %".77", i64* %".78"
-  %".80" = ptrtoint [4096 x i8]* %".49" to i64
-  %".81" = getelementptr i64, i64* %".8", i64 6
+  %".77" = getelementptr i64, ptr %".36", i64 7
+  %".78" = load i64, ptr %".77"
+  %".79" = getelementptr i64, ptr %".36", i64 %".78"
+  %".80" = ptrtoint ptr %".47" to i64
+  %".81" = getelementptr i64, i64* %".8", i64 5
   store i64 %".80", i64* %".81"
-  %".83" = ptrtoint i64* %".51" to i64
-  %".84" = getelementptr i64, i64* %".8", i64 7
+  %".83" = ptrtoint i8* %".52" to i64
+  %".84" = getelementptr i64, i64* %".8", i64 6
   store i64 %".83", i64* %".84"
-  %".86" = ptrtoint i64* %".53" to i64
-  %".87" = getelementptr i64, i64* %".8", i64 8
+  %".86" = ptrtoint i64* %".54" to i64
+  %".87" = getelementptr i64, i64* %".8", i64 7
   store i64 %".86", i64* %".87"
-  %".89" = ptrtoint i64* %".55" to i64
-  %".90" = getelementptr i64, i64* %".8", i64 9
+  %".89" = ptrtoint i64* %".56" to i64
+  %".90" = getelementptr i64, i64* %".8", i64 8
   store i64 %".89", i64* %".90"
-  %".92" = ptrtoint ptr %".76" to i64
-  %".93" = getelementptr i64, i64* %".8", i64 14
+  %".92" = ptrtoint i64* %".58" to i64
+  %".93" = getelementptr i64, i64* %".8", i64 9
   store i64 %".92", i64* %".93"
-  %".95" = ptrtoint ptr %".61" to i64
-  %".96" = getelementptr i64, i64* %".8", i64 15
+  %".95" = ptrtoint ptr %".79" to i64
+  %".96" = getelementptr i64, i64* %".8", i64 14
   store i64 %".95", i64* %".96"
-  %".98" = ptrtoint [8256 x i8]* %".50" to i64
-  %".99" = getelementptr i64, i64* %".8", i64 16
+  %".98" = ptrtoint ptr %".64" to i64
+  %".99" = getelementptr i64, i64* %".8", i64 15
   store i64 %".98", i64* %".99"
-  %".101" = ptrtoint i64* %".58" to i64
-  %".102" = getelementptr i64, i64* %".8", i64 17
+  %".101" = ptrtoint [8256 x i8]* %".53" to i64
+  %".102" = getelementptr i64, i64* %".8", i64 16
   store i64 %".101", i64* %".102"
-  %".104" = load i64, i64* %".66"
-  %".105" = getelementptr i64, ptr %".36", i64 36
-  %".106" = load i64, ptr %".105"
-  %".107" = getelementptr i64, i64* %".8", i64 10
-  store i64 %".65", i64* %".107"
-  %".109" = getelementptr i64, i64* %".8", i64 11
-  store i64 %".104", i64* %".109"
-  %".111" = getelementptr i64, i64* %".8", i64 12
-  store i64 %".41", i64* %".111"
-  %".113" = getelementptr i64, i64* %".8", i64 13
-  store i64 %".45", i64* %".113"
-  %".115" = getelementptr i64, i64* %".8", i64 20
-  store i64 %".106", i64* %".115"
-  store i64 0, i64* %".117"
+  %".104" = ptrtoint i64* %".61" to i64
+  %".105" = getelementptr i64, i64* %".8", i64 17
+  store i64 %".104", i64* %".105"
+  %".107" = load i64, i64* %".69"
+  %".108" = getelementptr i64, ptr %".36", i64 36
+  %".109" = load i64, ptr %".108"
+  %".110" = getelementptr i64, i64* %".8", i64 10
+  store i64 %".68", i64* %".110"
+  %".112" = getelementptr i64, i64* %".8", i64 11
+  store i64 %".107", i64* %".112"
+  %".114" = getelementptr i64, i64* %".8", i64 12
+  store i64 %".41", i64* %".114"
+  %".116" = getelementptr i64, i64* %".8", i64 13
+  store i64 %".45", i64* %".116"
+  %".118" = getelementptr i64, i64* %".8", i64 20
+  store i64 %".109", i64* %".118"
+  store i64 0, i64* %".120"
   br label %"for"
 for:
-  %".120" = load i64, i64* %".117"
-  %".121" = icmp slt i64 %".120", %".45"
-  br i1 %".121", label %"for.body", label %"for.done"
+  %".123" = load i64, i64* %".120"
+  %".124" = icmp slt i64 %".123", %".45"
+  br i1 %".124", label %"for.body", label %"for.done"
 for.body:
-  %".123" = getelementptr i64, i64* %".8", i64 14
-  %".124" = load i64, i64* %".123"
-  %".125" = inttoptr i64 %".124" to ptr
-  %".126" = mul i64 %".120", 5
-  %".127" = getelementptr i64, ptr %".125", i64 %".126"
-  %".128" = mul i64 %".120", 4
-  %".129" = getelementptr i64, i64* %".58", i64 %".128"
-  %".130" = getelementptr i64, ptr %".127", i64 0
-  %".131" = load i64, ptr %".130"
-  %".132" = call ptr @"data"(i64* %".8", i64 %".131")
-  %".133" = ptrtoint ptr %".132" to i64
-  %".134" = getelementptr i64, i64* %".129", i64 0
-  store i64 %".133", i64* %".134"
-  %".136" = getelementptr i64, ptr %".127", i64 1
-  %".137" = load i64, ptr %".136"
-  %".138" = getelementptr i64, i64* %".129", i64 1
-  store i64 %".137", i64* %".138"
-  %".140" = getelementptr i64, ptr %".127", i64 2
-  %".141" = load i64, ptr %".140"
-  %".142" = call i64 @"stride_along"(i64* %".8", i64 %".141")
-  %".143" = getelementptr i64, i64* %".129", i64 2
-  store i64 %".142", i64* %".143"
-  %".145" = getelementptr i64, ptr %".127", i64 4
-  %".146" = load i64, ptr %".145"
-  %".147" = getelementptr i64, i64* %".129", i64 3
-  store i64 %".146", i64* %".147"
-  %".149" = load i64, i64* %".117"
-  %".150" = add i64 %".149", 1
-  store i64 %".150", i64* %".117"
+  %".126" = getelementptr i64, i64* %".8", i64 14
+  %".127" = load i64, i64* %".126"
+  %".128" = inttoptr i64 %".127" to ptr
+  %".129" = mul i64 %".123", 5
+  %".130" = getelementptr i64, ptr %".128", i64 %".129"
+  %".131" = mul i64 %".123", 4
+  %".132" = getelementptr i64, i64* %".61", i64 %".131"
+  %".133" = getelementptr i64, ptr %".130", i64 0
+  %".134" = load i64, ptr %".133"
+  %".135" = call ptr @"data"(i64* %".8", i64 %".134")
+  %".136" = ptrtoint ptr %".135" to i64
+  %".137" = getelementptr i64, i64* %".132", i64 0
+  store i64 %".136", i64* %".137"
+  %".139" = getelementptr i64, ptr %".130", i64 1
+  %".140" = load i64, ptr %".139"
+  %".141" = getelementptr i64, i64* %".132", i64 1
+  store i64 %".140", i64* %".141"
+  %".143" = getelementptr i64, ptr %".130", i64 2
+  %".144" = load i64, ptr %".143"
+  %".145" = call i64 @"stride_along"(i64* %".8", i64 %".144")
+  %".146" = getelementptr i64, i64* %".132", i64 2
+  store i64 %".145", i64* %".146"
+  %".148" = getelementptr i64, ptr %".130", i64 4
+  %".149" = load i64, ptr %".148"
+  %".150" = getelementptr i64, i64* %".132", i64 3
+  store i64 %".149", i64* %".150"
+  %".152" = load i64, i64* %".120"
+  %".153" = add i64 %".152", 1
+  store i64 %".153", i64* %".120"
   br label %"for"
 for.done:
-  %".153" = getelementptr i64, ptr %".36", i64 12
-  %".154" = load i64, ptr %".153"
-  %".155" = call ptr @"data"(i64* %".8", i64 %".154")
-  %".156" = ptrtoint ptr %".155" to i64
-  %".157" = getelementptr i64, i64* %".8", i64 18
-  store i64 %".156", i64* %".157"
-  %".159" = getelementptr i64, ptr %".36", i64 14
-  %".160" = load i64, ptr %".159"
-  %".161" = call i64 @"stride_along"(i64* %".8", i64 %".160")
-  %".162" = getelementptr i64, i64* %".8", i64 19
-  store i64 %".161", i64* %".162"
-  %".164" = getelementptr i64, i64* %".8", i64 3
-  %".165" = load i64, i64* %".164"
-  %".166" = inttoptr i64 %".165" to ptr
-  %".167" = getelementptr i64, ptr %".36", i64 9
-  %".168" = load i64, ptr %".167"
-  %".169" = getelementptr i64, ptr %".36", i64 8
-  %".170" = load i64, ptr %".169"
-  store i64 0, i64* %".171"
+  %".156" = getelementptr i64, ptr %".36", i64 12
+  %".157" = load i64, ptr %".156"
+  %".158" = call ptr @"data"(i64* %".8", i64 %".157")
+  %".159" = ptrtoint ptr %".158" to i64
+  %".160" = getelementptr i64, i64* %".8", i64 18
+  store i64 %".159", i64* %".160"
+  %".162" = getelementptr i64, ptr %".36", i64 14
+  %".163" = load i64, ptr %".162"
+  %".164" = call i64 @"stride_along"(i64* %".8", i64 %".163")
+  %".165" = getelementptr i64, i64* %".8", i64 19
+  store i64 %".164", i64* %".165"
+  %".167" = getelementptr i64, i64* %".8", i64 3
+  %".168" = load i64, i64* %".167"
+  %".169" = inttoptr i64 %".168" to ptr
+  %".170" = getelementptr i64, ptr %".36", i64 9
+  %".171" = load i64, ptr %".170"
+  %".172" = getelementptr i64, ptr %".36", i64 8
+  %".173" = load i64, ptr %".172"
+  store i64 0, i64* %".174"
   br label %"for.1"
 for.1:
-  %".174" = load i64, i64* %".171"
-  %".175" = icmp slt i64 %".174", %".170"
-  br i1 %".175", label %"for.body.1", label %"for.done.1"
+  %".177" = load i64, i64* %".174"
+  %".178" = icmp slt i64 %".177", %".173"
+  br i1 %".178", label %"for.body.1", label %"for.done.1"
 for.body.1:
-  %".177" = mul i64 %".174", 8
-  %".178" = add i64 %".168", %".177"
-  %".179" = getelementptr i64, ptr %".36", i64 %".178"
-  %".180" = getelementptr i64, ptr %".179", i64 0
-  %".181" = load i64, ptr %".180"
-  %".182" = icmp eq i64 %".181", 1
-  br i1 %".182", label %"for.body.1.if", label %"for.body.1.endif"
+  %".180" = mul i64 %".177", 8
+  %".181" = add i64 %".171", %".180"
+  %".182" = getelementptr i64, ptr %".36", i64 %".181"
+  %".183" = getelementptr i64, ptr %".182", i64 0
+  %".184" = load i64, ptr %".183"
+  %".185" = icmp eq i64 %".184", 1
+  br i1 %".185", label %"for.body.1.if", label %"for.body.1.endif"
 for.done.1:
-  %".203" = getelementptr i64, ptr %".36", i64 1
-  %".204" = load i64, ptr %".203"
-  switch i64 %".204", label %"mode.done" [i64 0, label %"mode0" i64 1, label %"mode1" i64 2, label %"mode2" i64 3, label %"mode3"]
+  %".208" = getelementptr i64, ptr %".36", i64 1
+  %".209" = load i64, ptr %".208"
+  switch i64 %".209", label %"mode.done" [i64 0, label %"mode0" i64 1, label %"mode1" i64 2, label %"mode2" i64 3, label %"mode3"]
 for.body.1.if:
-  %".184" = getelementptr i64, ptr %".179", i64 1
-  %".185" = load i64, ptr %".184"
-  %".186" = mul i64 %".185", 4096
-  %".187" = getelementptr i8, [4096 x i8]* %".49", i64 %".186"
-  %".188" = getelementptr i64, ptr %".179", i64 3
-  %".189" = load i64, ptr %".188"
-  %".190" = mul i64 %".189", 16
-  %".191" = getelementptr i8, ptr %".166", i64 %".190"
-  %".192" = getelementptr i64, ptr %".179", i64 2
-  %".193" = load i64, ptr %".192"
-  %".194" = getelementptr i64, i64* %".8", i64 20
-  %".195" = load i64, i64* %".194"
-  %".196" = inttoptr i64 %".193" to void (ptr, ptr, i64, i64)*
-  call void %".196"([4096 x i8]* %".187", ptr %".191", i64 0, i64 %".195")
+  %".187" = getelementptr i64, ptr %".182", i64 1
+  %".188" = load i64, ptr %".187"
+  %".189" = getelementptr i64, ptr %".36", i64 37
+  %".190" = load i64, ptr %".189"
+  %".191" = mul i64 %".188", %".190"
+  %".192" = getelementptr i8, i8* %".52", i64 %".191"
+  %".193" = getelementptr i64, ptr %".182", i64 3
+  %".194" = load i64, ptr %".193"
+  %".195" = mul i64 %".194", 16
+  %".196" = getelementptr i8, ptr %".169", i64 %".195"
+  %".197" = getelementptr i64, ptr %".182", i64 2
+  %".198" = load i64, ptr %".197"
+  %".199" = getelementptr i64, i64* %".8", i64 20
+  %".200" = load i64, i64* %".199"
+  %".201" = inttoptr i64 %".198" to void (ptr, ptr, i64, i64)*
+  call void %".201"(i8* %".192", ptr %".196", i64 0, i64 %".200")
   br label %"for.body.1.endif"
 for.body.1.endif:
-  %".199" = load i64, i64* %".171"
-  %".200" = add i64 %".199", 1
-  store i64 %".200", i64* %".171"
+  %".204" = load i64, i64* %".174"
+  %".205" = add i64 %".204", 1
+  store i64 %".205", i64* %".174"
   br label %"for.1"
 mode.done:
   br label %"body.endif"

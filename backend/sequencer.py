@@ -8,7 +8,7 @@ address, the first kernel to run and how many.  For each kernel it either
 calls the compiled kernel installed in its header, or interprets it: an
 odometer walks the iteration axes other than the block axis, and at each
 point the kernel's instructions run on blocks of up to ``bytecode.REG_BYTES``
-bytes (512 doubles) along the block axis, each a call of a building block.  So
+bytes (512 doubles; less for a kernel with many registers) along the block axis, each a call of a building block.  So
 intermediates stay in blocks that fit in the L1 cache, as in numexpr's
 virtual machine, and no code is generated for the program at hand.
 
@@ -322,10 +322,11 @@ class _Sequencer:
         ins0 = f.word(K, bc.K_INS)
         value = f.word(K, bc.K_VALUE)
         r = f.word(ctx, C_R)
+        rbytes = f.word(K, bc.K_RBYTES)
         with f.for_(_c(0), nins) as t:
             e = b.gep(K, [b.add(ins0, b.mul(t, _c(bc.INS_WORDS)))], source_etype=I64)
             kind, d = f.word(e, bc.I_KIND), f.word(e, bc.I_DEST)
-            sd = f.at(scratch, b.mul(d, _c(REG_BYTES)))
+            sd = f.at(scratch, b.mul(d, rbytes))
             reg_d = b.gep(regs, [d], source_etype=PTR)
             sw_load = f.fn.append_basic_block("load")
             sw_op = f.fn.append_basic_block("op")
@@ -710,7 +711,7 @@ class _Sequencer:
         r = f.word(K, bc.K_R)
         nregs, nl = f.word(K, bc.K_NREGS), f.word(K, bc.K_NLOADS)
         regs = b.alloca(PTR, b.add(nregs, _c(1)))
-        scratch = b.alloca(ir.ArrayType(I8, REG_BYTES), b.add(nregs, _c(1)))
+        scratch = b.alloca(I8, b.mul(b.add(nregs, _c(1)), f.word(K, bc.K_RBYTES)))
         scratch.align = 64
         work = b.alloca(ir.ArrayType(I8, 2 * REG_BYTES + 64))
         work.align = 64
@@ -767,7 +768,7 @@ class _Sequencer:
         with f.for_(_c(0), f.word(K, bc.K_NINS)) as t:
             e = b.gep(K, [b.add(ins0, b.mul(t, _c(bc.INS_WORDS)))], source_etype=I64)
             with f.if_(b.icmp_signed("==", f.word(e, bc.I_KIND), _c(bc.SCALAR))):
-                sd = f.at(scratch, b.mul(f.word(e, bc.I_DEST), _c(REG_BYTES)))
+                sd = f.at(scratch, b.mul(f.word(e, bc.I_DEST), f.word(K, bc.K_RBYTES)))
                 src = f.at(scal, b.mul(f.word(e, bc.I_A), _c(16)))
                 self._call(f, f.word(e, bc.I_FN), [sd, src, _c(0), f.word(ctx, C_BLOCK)],
                            [PTR, PTR, I64, I64])

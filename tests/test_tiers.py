@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray.backend import native, tiers
+from lazyarray.backend import bytecode, native, tiers
 
 pytestmark = pytest.mark.usefixtures("whole_programs")  # whole programs' tiers (steps: test_steps.py)
 
@@ -188,9 +188,50 @@ out = {
   "complex": xp.exp(C) * C - xp.sqrt(C), "cprod": xp.prod(C[:3, :3]),
   "concat": xp.concat([F[:2], F[-3:] * 2.0]), "t": xp.linalg.matrix_transpose(F) * 1.5,
 }
+# long bodies: more registers than STACK_REGS (smaller blocks in the interpreter)
+fs = F * 0.0
+for k in range(80):
+    fs = fs + F * (1.0 + k / 64)
+zr = zi = cnt = xp.zeros((37, 53))
+for _ in range(16):
+    zr2, zi2 = zr * zr, zi * zi
+    inside = zr2 + zi2 <= 4.0
+    cnt = cnt + xp.astype(inside, xp.float64)
+    zi, zr = xp.where(inside, 2.0 * zr * zi + F * 0.3, zi), xp.where(inside, zr2 - zi2 + G * 0.5, zr)
+cs = C * 0.0
+for k in range(80):
+    cs = cs + C * complex(1.0, k / 64)
+ints = I * 0
+for k in range(80):
+    ints = ints + I * (k - 40)
+out.update(manyscalars=fs, mandel=cnt, mandelz=zr, manycomplex=cs, manyints=ints)
 print(json.dumps({k: [np.asarray(v).dtype.str, np.asarray(v).tolist() if np.asarray(v).dtype.kind != "c"
                       else [np.asarray(v).real.tolist(), np.asarray(v).imag.tolist()]] for k, v in out.items()}))
 """
+
+
+def test_a_long_body_with_more_registers_than_the_stack_allows_runs_interpreted(monkeypatch):
+    """80 scalars keep 80 registers: the interpreter's blocks shrink to stay within
+    STACK_REGS full registers, and every element still comes out as numpy's."""
+    monkeypatch.setenv("LAZYARRAY_TIER", "interpret")
+    a = np.random.default_rng(3).uniform(-2, 2, (41, 2000))
+    x = xp.asarray(a)
+    e, want = x * 0.0, a * 0.0
+    for k in range(80):
+        e, want = e + x * (1.0 + k / 64), want + a * (1.0 + k / 64)
+    prepared = xp.compile(e).prepare()
+    (kernel,) = prepared._program.schedule.kernels
+    n_regs = bytecode._registers(kernel)[1]
+    assert n_regs > bytecode.STACK_REGS
+    assert bytecode.register_bytes(n_regs) * n_regs <= bytecode.STACK_REGS * bytecode.REG_BYTES
+    np.testing.assert_array_equal(np.asarray(e), want)
+
+
+def test_register_bytes_shrink_by_halves_to_a_floor():
+    rb = bytecode.register_bytes
+    assert rb(1) == rb(bytecode.STACK_REGS) == bytecode.REG_BYTES
+    assert rb(bytecode.STACK_REGS + 1) == bytecode.REG_BYTES // 2
+    assert rb(10_000) == bytecode.MIN_REG_BYTES
 
 
 def _run_forced(tier: str, tmp_path) -> dict:
