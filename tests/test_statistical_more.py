@@ -41,6 +41,20 @@ def test_var_std_match_numpy(a3, axis, correction, keepdims):
           np_var(a3, axis, correction, keepdims, std=True))
 
 
+@pytest.mark.parametrize("axis, same", [(1, (1,)), (-3, (0,)), (None, (0, 1, 2))])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_var_of_one_or_every_axis_records_what_the_general_path_records(a3, axis, same, dtype):
+    """var over one int axis or all (its fast path, through mean, sum and the
+    operators) makes the graph that a tuple of axes (the general path) makes."""
+    x = xp.asarray(a3.astype(dtype))
+    for kw in (dict(), dict(correction=1, keepdims=True), dict(correction=2.5)):
+        fast, general = xp.var(x, axis=axis, **kw), xp.var(x, axis=same, **kw)
+        assert fast._node.sig[0] == general._node.sig[0], kw
+        assert fast.dtype == general.dtype and fast.shape == general.shape
+    check(xp.std(x, axis=axis, correction=1), np_var(a3.astype(dtype), axis, 1, False, True),
+          rtol=1e-12 if dtype == np.float64 else 1e-5)
+
+
 def test_var_nan_when_too_few_elements_float32_and_ints(a3):
     x = xp.asarray(a3)
     out = np.asarray(xp.var(x, axis=0, correction=3))  # 3 elements - 3 <= 0
