@@ -84,11 +84,24 @@ candidate:
   %aperr = icmp slt i32 %app, 0
   br i1 %aperr, label %failobj, label %next
 states:
-  ; held elsewhere too: a candidate only as a loop's state (_live.state_key)
+  ; held elsewhere too: a candidate only as a loop's state (_live.state_key in STATES)
   %st = call ptr @w(ptr %ctx, i64 $C_STATES$)
   %ns = call i64 @PySet_Size(ptr %st)
   %nostates = icmp eq i64 %ns, 0
-  br i1 %nostates, label %next, label %maybe
+  br i1 %nostates, label %next, label %statekey
+statekey:
+  %sk = call ptr @lz_state_key(ptr %ctx, ptr %n2)
+  %nosk = icmp eq ptr %sk, null
+  br i1 %nosk, label %failobj, label %lookup
+lookup:
+  %in = call i32 @PySet_Contains(ptr %st, ptr %sk)
+  call void @Py_DecRef(ptr %sk)
+  switch i32 %in, label %unhashable [i32 0, label %next
+                                     i32 1, label %candidate]
+unhashable:
+  ; (a parameter that cannot be hashed, or an error: the Python function tells)
+  call void @PyErr_Clear()
+  br label %maybe
 next:
   call void @Py_DecRef(ptr %o)
   %i1 = add i64 %i, 1
@@ -108,6 +121,53 @@ faillist:
   br label %error
 error:
   ret i32 -1
+}
+
+; _live.state_key(%n): (op, dtype, shape, arg, ((op, dtype, shape) of each source)), a
+; new reference; NULL on error
+define internal ptr @lz_state_key(ptr %ctx, ptr %n) {
+entry:
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %os = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %oa = call i64 @wi(ptr %ctx, i64 $C_N_ARG$)
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %srcs = call ptr @get(ptr %n, i64 %osr)
+  %count = call i64 @size(ptr %srcs)
+  %inner = call ptr @PyTuple_New(i64 %count)
+  %noinner = icmp eq ptr %inner, null
+  br i1 %noinner, label %error, label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %put]
+  %more = icmp slt i64 %i, %count
+  br i1 %more, label %source, label %pack
+source:
+  %s = call ptr @item(ptr %srcs, i64 %i)
+  %sop = call ptr @get(ptr %s, i64 %oo)
+  %sdt = call ptr @get(ptr %s, i64 %od)
+  %ssh = call ptr @get(ptr %s, i64 %os)
+  %t = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %sop, ptr %sdt, ptr %ssh)
+  %not = icmp eq ptr %t, null
+  br i1 %not, label %failinner, label %put
+put:
+  %io = mul i64 %i, 8
+  %io1 = add i64 %io, $TUPLE_ITEMS$
+  call void @set(ptr %inner, i64 %io1, ptr %t)
+  %i1 = add i64 %i, 1
+  br label %loop
+pack:
+  %op = call ptr @get(ptr %n, i64 %oo)
+  %dt = call ptr @get(ptr %n, i64 %od)
+  %sh = call ptr @get(ptr %n, i64 %os)
+  %arg = call ptr @get(ptr %n, i64 %oa)
+  %key = call ptr (i64, ...) @PyTuple_Pack(i64 5, ptr %op, ptr %dt, ptr %sh, ptr %arg, ptr %inner)
+  call void @Py_DecRef(ptr %inner)
+  ret ptr %key
+failinner:
+  call void @Py_DecRef(ptr %inner)
+  br label %error
+error:
+  ret ptr null
 }
 
 ; C_RECENT emptied (as _live.candidates empties it): 1, 0 on error

@@ -546,6 +546,28 @@ def test_materialize_runs_known_structures_natively():
     assert native([v])[0] is v._node.value  # a data leaf: Python's path, the same value
 
 
+@pytest.mark.usefixtures("whole_programs")
+def test_siblings_that_another_graph_holds_are_read_natively_as_states():
+    """Column statistics returned together (the table reads the mean and the deviation):
+    reading the table computes them too, and once they are known as states
+    (``_live.STATES``) the native ``materialize`` tells them by their state key, so a
+    read calls no Python function of the materialization."""
+    from lazyarray import _live
+    rng = np.random.default_rng(8)
+    for k in range(8):
+        a = rng.normal(5.0, 2.0, (30, 7))
+        x = xp.asarray(a)
+        mu = xp.mean(x, axis=0)
+        sd = xp.std(x, axis=0)
+        z = (x - mu) / sd
+        calls = _python_calls(lambda: np.asarray(z))
+        if k >= 4:
+            assert _live.STATES and not {"materialize", "candidates"} & calls, (k, calls)
+        assert mu._node.value is not None and sd._node.value is not None, k
+        np.testing.assert_allclose(np.asarray(z), (a - a.mean(0)) / a.std(0), rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(sd), a.std(0), rtol=1e-12)
+
+
 def test_materialize_runs_a_new_structure_in_steps_natively():
     """A new structure read alone runs its steps from the native ``materialize``
     (``_steps.quick``'s native loop without Python: counted, the structure met, the epoch
