@@ -68,6 +68,11 @@ define internal i64 @size(ptr %t) {
   %v = load i64, ptr %p
   ret i64 %v
 }
+define internal void @set_size(ptr %t, i64 %n) {
+  %p = getelementptr i8, ptr %t, i64 16
+  store i64 %n, ptr %p
+  ret void
+}
 ; a 3-tuple (a signature's shape): 1, else 0
 define internal i1 @triple(ptr %ctx, ptr %s) {
   %t = call ptr @type(ptr %s)
@@ -1285,6 +1290,66 @@ fallback:
 ; _view_of is (%x, (%tag, %key)), a weak reference to it in %x's _views); at a power of
 ; two from 16 views on, the Python function %pyfn(x, key, out) does it all (it drops
 ; the dead ones): the view, NULL on error
+; ---- the weak references of the list %views whose views are gone, dropped in place
+; (the live ones keep their order): 0, -1 on error (a reference that failed to call)
+define internal i32 @lz_prune_views(ptr %ctx, ptr %views) {
+entry:
+  %n = call i64 @size(ptr %views)
+  %items = call ptr @get(ptr %views, i64 $LIST_ITEMS$)
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %j = phi i64 [0, %entry], [%j1, %next]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %pi = getelementptr ptr, ptr %items, i64 %i
+  %r = load ptr, ptr %pi
+  %o = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %r, ptr null)
+  %noo = icmp eq ptr %o, null
+  br i1 %noo, label %failed, label %called
+called:
+  %dead = icmp eq ptr %o, %none
+  call void @Py_DecRef(ptr %o)
+  br i1 %dead, label %drop, label %keep
+drop:
+  ; (a weak reference without a callback: freeing it runs no Python code)
+  call void @Py_DecRef(ptr %r)
+  br label %next
+keep:
+  %pj = getelementptr ptr, ptr %items, i64 %j
+  store ptr %r, ptr %pj
+  %jk = add i64 %j, 1
+  br label %next
+next:
+  %j1 = phi i64 [%j, %drop], [%jk, %keep]
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  call void @set_size(ptr %views, i64 %j)
+  ret i32 0
+failed:
+  ; the items not looked at yet move down after the kept ones: the list stays whole
+  br label %shift
+shift:
+  %k = phi i64 [%i, %failed], [%k1, %move]
+  %jj = phi i64 [%j, %failed], [%jj1, %move]
+  %smore = icmp slt i64 %k, %n
+  br i1 %smore, label %move, label %sdone
+move:
+  %pk = getelementptr ptr, ptr %items, i64 %k
+  %rk = load ptr, ptr %pk
+  %pjj = getelementptr ptr, ptr %items, i64 %jj
+  store ptr %rk, ptr %pjj
+  %k1 = add i64 %k, 1
+  %jj1 = add i64 %jj, 1
+  br label %shift
+sdone:
+  call void @set_size(ptr %views, i64 %jj)
+  ret i32 -1
+}
+
 define internal ptr @lz_link(ptr %ctx, ptr %x, ptr %tag, ptr %key, ptr %out, ptr %pyfn) {
 entry:
   %ovs = call i64 @wi(ptr %ctx, i64 $C_A_VIEWS$)
@@ -1304,9 +1369,15 @@ vlen:
   %ispow = icmp eq i64 %pow, 0
   %big = icmp sge i64 %nl, 16
   %prune = and i1 %ispow, %big
-  br i1 %prune, label %pytrack, label %link
+  br i1 %prune, label %pruning, label %link
+pruning:
+  ; views taken in a loop die young: the dead ones are dropped at each power of two (as
+  ; _views._link drops them), so the list stays within twice the live views
+  %pr = call i32 @lz_prune_views(ptr %ctx, ptr %views)
+  %prbad = icmp ne i32 %pr, 0
+  br i1 %prbad, label %errorout, label %link
 pytrack:
-  ; dead views are dropped at powers of two: the Python function does all of it
+  ; (views that are not a list: the Python function does all of it)
   %tr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %pyfn, ptr %x, ptr %key, ptr %out, ptr null)
   call void @Py_DecRef(ptr %out)
   ret ptr %tr

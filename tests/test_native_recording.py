@@ -294,6 +294,16 @@ def test_native_views_write_through_and_their_list_is_pruned():
     alive = [a[i % 3] for i in range(40)]
     assert sum(r() is not None for r in a._views) >= 40
     assert np.asarray(alive[4]).tolist() == np.asarray(a)[1].tolist()
+    # the pruning is native (no Python function at a power of two), keeps the live views
+    # in order, and a view that outlived it still writes through
+    b = xp.asarray(np.arange(20.0))
+    kept = [b[i:i + 2] for i in range(5)]
+    for i in range(200):
+        assert not {"track", "_link"} & _python_calls(lambda: b[3:])
+    assert [r() for r in b._views if r() is not None] == kept
+    assert len(b._views) < 32
+    kept[3][1] = -5.0
+    assert float(b[4]) == -5.0
 
 
 def test_native_recording_next_to_threads_that_write_and_evaluate():
