@@ -85,7 +85,7 @@ SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY = 14, 15, 16
 SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, SHF_TLS = 0x1, 0x2, 0x4, 0x400
 SHN_UNDEF, SHN_LORESERVE, SHN_ABS, SHN_COMMON = 0, 0xFF00, 0xFFF1, 0xFFF2
 STB_WEAK = 2
-STT_SECTION, STT_FILE, STT_TLS, STT_GNU_IFUNC = 3, 4, 6, 10
+STT_FUNC, STT_SECTION, STT_FILE, STT_TLS, STT_GNU_IFUNC = 2, 3, 4, 6, 10
 # sections of functions to run at load or exit (nothing here would run them)
 _CONSTRUCTORS = (".ctors", ".dtors", ".init_array", ".fini_array", ".preinit_array")
 
@@ -373,6 +373,17 @@ def _symtab(obj: bytes, sections: list) -> tuple:
     return syms, obj[strs.offset:strs.offset + strs.size]
 
 
+def _perf_map(syms: np.ndarray, strtab: bytes, address: np.ndarray, inside: np.ndarray) -> None:
+    """Append the image's functions (internal ones too) to ``/tmp/perf-<pid>.map``, where
+    ``perf report`` names code it cannot find in a file (``LAZYARRAY_PERF_MAP=1``: for
+    profiling lazyarray's native code)."""
+    funcs = np.flatnonzero(inside & ((syms["info"] & 0xF) == STT_FUNC) & (syms["size"] > 0))
+    lines = [f"{int(address[k]):x} {int(syms['size'][k]):x} {_name(strtab, int(syms['name'][k]))}\n"
+             for k in funcs.tolist()]
+    with open(f"/tmp/perf-{os.getpid()}.map", "a") as f:
+        f.writelines(lines)
+
+
 def _name(strtab: bytes, offset: int) -> str:
     end = strtab.find(b"\0", offset)
     if end < 0:
@@ -566,6 +577,8 @@ class _Linker:
             for (start, length), prot in zip(layout.regions[:2], (PROT_EXEC, 0)):
                 if length:
                     _protect(origin + start, length, PROT_READ | prot)
+            if os.environ.get("LAZYARRAY_PERF_MAP", "").strip() == "1":
+                _perf_map(self.syms, self.strtab, address, self.inside)
             exported = self._exported()
             return Image(base, size, self.strtab,
                          self.syms["name"][exported].astype(np.int64), address[exported])
