@@ -99,10 +99,16 @@ def resolve(key: tuple) -> int:
 
 def loaded_address(key: tuple) -> int:
     """The address of building block ``key`` when the bundle is loaded and holds it;
-    0 otherwise (nothing is compiled or queued)."""
-    if _bundle_state is not True or key not in _full():
+    0 otherwise (nothing is compiled or queued).  Asked of the mapped bundle itself: the
+    full set of keys took 0.3-0.5 ms to make, in a new process's first evaluation."""
+    if _bundle_state is not True:
         return 0
-    return resolve(key)
+    a = _addr.get(key)
+    if a is None and _bundle_image is not None and key[0] != "gemm":
+        a = _in_bundle(_bundle_image, key)
+        if a is not None:
+            a = _addr.setdefault(key, a)
+    return a or 0
 
 
 def _primitive(key: tuple) -> int:
