@@ -313,6 +313,18 @@ entry:
   br i1 %nokw, label %native, label %python
 native:
   %kind = call i64 @wi(ptr %ctx, i64 $C_KIND$)
+  %isarray = icmp eq i64 %kind, $ARRAY$
+  br i1 %isarray, label %array, label %calls
+array:
+  %noargs = icmp eq i64 %nargs, 0
+  br i1 %noargs, label %asarray, label %python
+asarray:
+  %ra = call ptr @lz_array(ptr %ctx, ptr %self)
+  %nora = icmp eq ptr %ra, null
+  br i1 %nora, label %why, label %oka
+oka:
+  ret ptr %ra
+calls:
   %isjit = icmp eq i64 %kind, $JIT_CALL$
   br i1 %isjit, label %jit, label %prepared
 prepared:

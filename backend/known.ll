@@ -783,6 +783,90 @@ python:
   ret ptr %p
 }
 
+; ---- numpy.asarray(x) natively (ARRAY: Array's __array__ called without arguments): a
+; read-only view of the value, as the Python method returns it; an array without a value
+; read by the native materialize first (C_MATERIALIZE_FN, with C_WHAT as what).  NULL
+; without an error set: the Python method decides (no node, a value that is no ndarray)
+define internal ptr @lz_array(ptr %ctx, ptr %self) {
+entry:
+  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
+  %t = call ptr @type(ptr %self)
+  %isa = icmp eq ptr %t, %at
+  br i1 %isa, label %node, label %python
+node:
+  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
+  %n = call ptr @get(ptr %self, i64 %on)
+  %unset = icmp eq ptr %n, null
+  br i1 %unset, label %python, label %value
+value:
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %v = call ptr @get(ptr %n, i64 %ov)
+  %ndt = call ptr @w(ptr %ctx, i64 $C_NDARRAY_T$)
+  %vt = call ptr @type(ptr %v)
+  %isnd = icmp eq ptr %vt, %ndt
+  br i1 %isnd, label %held, label %lazy
+held:
+  ; (held while the view is made: the view's method may run the collector)
+  call void @Py_IncRef(ptr %v)
+  br label %view
+lazy:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %nov = icmp eq ptr %v, %none
+  br i1 %nov, label %read, label %python
+read:
+  ; ([self], a list, as the Python method passes it)
+  %lst = call ptr @PyList_New(i64 1)
+  %nolst = icmp eq ptr %lst, null
+  br i1 %nolst, label %error, label %fill
+fill:
+  call void @Py_IncRef(ptr %self)
+  %set = call i32 @PyList_SetItem(ptr %lst, i64 0, ptr %self)
+  %fn = call ptr @w(ptr %ctx, i64 $C_MATERIALIZE_FN$)
+  %what = call ptr @w(ptr %ctx, i64 $C_WHAT$)
+  %res = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %lst, ptr %what, ptr null)
+  call void @Py_DecRef(ptr %lst)
+  %nores = icmp eq ptr %res, null
+  br i1 %nores, label %error, label %first
+first:
+  %zi = call ptr @PyLong_FromLongLong(i64 0)
+  %v0 = call ptr @PyObject_GetItem(ptr %res, ptr %zi)
+  call void @Py_DecRef(ptr %zi)
+  call void @Py_DecRef(ptr %res)
+  %nov0 = icmp eq ptr %v0, null
+  br i1 %nov0, label %error, label %computed
+computed:
+  %v0t = call ptr @type(ptr %v0)
+  %isnd0 = icmp eq ptr %v0t, %ndt
+  br i1 %isnd0, label %view, label %other
+other:
+  ; (computed now, but not to an ndarray: the Python method reads it)
+  call void @Py_DecRef(ptr %v0)
+  br label %python
+view:
+  %src = phi ptr [%v, %held], [%v0, %computed]
+  %vn = call ptr @w(ptr %ctx, i64 $C_VIEW_NAME$)
+  %m = call ptr @PyObject_GetAttr(ptr %src, ptr %vn)
+  call void @Py_DecRef(ptr %src)
+  %nom = icmp eq ptr %m, null
+  br i1 %nom, label %error, label %callview
+callview:
+  %ro = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %m, ptr null)
+  call void @Py_DecRef(ptr %m)
+  %noro = icmp eq ptr %ro, null
+  br i1 %noro, label %error, label %readonly
+readonly:
+  ; numpy's PyArray_CLEARFLAGS(ro, NPY_ARRAY_WRITEABLE): the flags word of a new view
+  %fp = getelementptr i8, ptr %ro, i64 $ARRAY_FLAGS$
+  %fl = load i32, ptr %fp
+  %cl = and i32 %fl, $NPY_NOT_WRITEABLE$
+  store i32 %cl, ptr %fp
+  ret ptr %ro
+error:
+  ret ptr null
+python:
+  ret ptr null
+}
+
 ; ---- float(%v) or bool(%v): new reference, NULL on error
 define internal ptr @lz_convert(ptr %v, i1 %isfloat) {
 entry:

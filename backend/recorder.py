@@ -102,12 +102,13 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # Prepared class, 0
  C_LAST_NAME, C_DOOR_ATTR, C_DOOR_OUT, C_DOOR_OUTPUTS, C_PROGRAM_NAME, C_SINGLE_NAME,
  C_RETRACES, C_SHAPE_NAME, C_PREPARED_T, C_ZERO,
- # float(x) and bool(x) (FLOAT, BOOL, backend/known.ll): the native materialize
- C_MATERIALIZE_FN,
+ # float(x) and bool(x) (FLOAT, BOOL, backend/known.ll): the native materialize; numpy.asarray(x)
+ # (ARRAY): the name "view"
+ C_MATERIALIZE_FN, C_VIEW_NAME,
  # zeros/ones (FILL): the last dtype and shape met, their leaf id and ir.TABLE_IDS[1] then
  # (0 until then; the shape and the id held by the context)
  C_LAST_DTYPE, C_LAST_SHAPE, C_LAST_LID, C_LAST_GEN,
- C_WORDS) = range(125)
+ C_WORDS) = range(126)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
@@ -120,7 +121,8 @@ FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
 BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, NODE, SIGNATURE, MATERIALIZE, MATMUL, \
     TRANSPOSE, RESHAPE, BROADCAST, PERMUTE, ASTYPE, EXPAND, REDUCE, WHERE, SHAPE, FILL, CONCAT, \
-    JIT_CALL, PREPARED_CALL, FLOAT, BOOL = range(25)  # C_KIND
+    JIT_CALL, PREPARED_CALL, FLOAT, BOOL, ARRAY = range(26)  # C_KIND
+NPY_WRITEABLE = 0x0400  # numpy's NPY_ARRAY_WRITEABLE flag
 MAX_RANK = 8  # keyed axes of a basic index done natively (more: the Python function)
 # per dtype in the C_DTYPES table: dtype, its scalar leaf id, flags, int bounds, its
 # numpy dtype
@@ -162,7 +164,7 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
     values = {name: value for name, value in globals().items()
               if name.isupper() and type(value) is int}
     values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, LIST_ITEMS=abi.LIST_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,
-                  ARRAY_FLAGS=abi.ARRAY_FLAGS, ARRAY_DESCR=abi.ARRAY_DESCR,
+                  ARRAY_FLAGS=abi.ARRAY_FLAGS, ARRAY_DESCR=abi.ARRAY_DESCR, NPY_NOT_WRITEABLE=~NPY_WRITEABLE,
                   ARRAY_NDIM=abi.ARRAY_NDIM, ARRAY_DIMS=abi.ARRAY_DIMS,
                   STUBS=stubs, SCALAR_SLOT=SCALAR_SLOT)
     text = re.sub(r"\$([A-Z_0-9]+)\$", lambda m: str(values[m.group(1)]), template)

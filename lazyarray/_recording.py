@@ -377,10 +377,24 @@ def _scalar_reads(rec, common, materialize) -> list:
         _PYTHON[name] = python
         setattr(Array, name, method)
         done.append(name)
+    # numpy.asarray(x) (backend/known.ll's lz_array): the value's read-only view at once, a
+    # lazy array read through the native materialize; arguments go to the Python method
+    python = vars(Array)["__array__"]
+    words, keep = _words(common, recorder.ARRAY, None, None, None, python)
+    named = ((recorder.C_MATERIALIZE_FN, materialize), (recorder.C_WHAT, _WHATS[2]),
+             (recorder.C_NDARRAY_T, np.ndarray), (recorder.C_VIEW_NAME, _VIEW))
+    _name(words, named)
+    doc = f"__array__($self, /, dtype=None, copy=None)\n--\n\n{python.__doc__ or ''}"
+    method = rec.fast_method(Array, "__array__", doc, words, (keep, named))
+    if method is not None:
+        _PYTHON["__array__"] = python
+        Array.__array__ = method
+        done.append("__array__")
     return done
 
 
-_WHATS = ("float()", "bool()")  # what the reads are, in materialize's messages
+_WHATS = ("float()", "bool()", "numpy.asarray()")  # what the reads are, in messages
+_VIEW = sys.intern("view")
 
 
 _BY_SIGNATURE, _DEPTH, _STEPS, _NATIVE = "by_signature", "depth", "steps", "NATIVE"

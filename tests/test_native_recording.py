@@ -578,6 +578,36 @@ def test_siblings_that_another_graph_holds_are_read_natively_as_states():
         np.testing.assert_allclose(np.asarray(sd), a.std(0), rtol=1e-12)
 
 
+def test_numpy_asarray_reads_natively_as_the_python_method_does():
+    """``Array.__array__`` without arguments (backend/known.ll's lz_array): a computed
+    array's read-only view at once, a lazy one read through the native materialize; the
+    same values, flags and errors as the Python method, which takes every call with
+    arguments."""
+    from lazyarray import _recording
+    python = _recording._PYTHON["__array__"]
+    assert type(xp.Array.__array__).__name__ == "method_descriptor"
+    v = xp.asarray(np.linspace(0.0, 1.0, 50))
+    for make in (lambda: v * 2.0 + 1.0, lambda: xp.sum(v), lambda: v, lambda: v[3:9]):
+        a, b = make(), make()
+        got, want = np.asarray(a), python(b)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert not got.flags.writeable and got.base is not None
+        again = []
+        assert not _python_calls(lambda: again.append(np.asarray(a))) - {"<lambda>"}, make
+        assert not again[0].flags.writeable and a._node.value.flags.writeable == \
+            b._node.value.flags.writeable
+    a = v * 3.0
+    np.asarray(a)
+    assert np.asarray(a, dtype=np.float32).dtype == np.float32
+    assert np.array(a, copy=True).flags.writeable
+    with pytest.raises(ValueError, match="copy"):
+        a.__array__(dtype=np.float32, copy=False)
+    p = xp.placeholder((3,), xp.float64, name="p")
+    with pytest.raises(xp.ConcretizationError, match="'p'"):
+        np.asarray(p + 1.0)
+
+
 def test_materialize_runs_a_new_structure_in_steps_natively():
     """A new structure read alone runs its steps from the native ``materialize``
     (``_steps.quick``'s native loop without Python: counted, the structure met, the epoch
