@@ -204,7 +204,10 @@ for k in range(80):
 ints = I * 0
 for k in range(80):
     ints = ints + I * (k - 40)
-out.update(manyscalars=fs, mandel=cnt, mandelz=zr, manycomplex=cs, manyints=ints)
+out.update(manyscalars=fs, mandel=cnt, mandelz=zr, manycomplex=cs, manyints=ints,
+           manysum0=xp.sum(fs, axis=0), manysum1=xp.sum(fs * 0.5, axis=1),
+           manymax=xp.max(fs - F, axis=1), manyargmin=xp.argmin(fs + F, axis=0),
+           manycumsum=xp.cumulative_sum(fs * 0.25, axis=1), manycsum=xp.sum(cs, axis=1))
 print(json.dumps({k: [np.asarray(v).dtype.str, np.asarray(v).tolist() if np.asarray(v).dtype.kind != "c"
                       else [np.asarray(v).real.tolist(), np.asarray(v).imag.tolist()]] for k, v in out.items()}))
 """
