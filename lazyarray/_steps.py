@@ -313,43 +313,47 @@ def settle(root, key: int, ran, fast: dict, known: Callable, compute: Callable,
     if ran is None:  # (its _order's None)
         return False
     _met(key)
+    whole = False
     if ran == -1:  # the first step is not known
         _local.depth = getattr(_local, "depth", 0) + 1
         try:
-            ran = _first_made(root, fast, known, compute, what)
+            ran, whole = _first_made(root, fast, known, compute, what)
         finally:
             _local.depth -= 1
         if ran is None:
-            return False  # (the walk, from the start)
+            # (the walk, from the start; planned whole when the steps were priced and
+            # found dearer: the walk would price them again, and find the one-op programs
+            # that pricing just noted as wanted (_WANTED) known)
+            return None if whole else False
     if ran >= 0:
         COUNTS.steps += ran
         return True
     ran = -1 - ran
     COUNTS.steps += ran
     _local.started = ran > 0  # the walk takes over: its steps count as these
-    return False
+    return None if whole else False
 
 
 def _first_made(root, fast: dict, known: Callable, compute: Callable,
-                what: str) -> Optional[int]:
+                what: str) -> tuple:
     """For a graph of more than ``WINDOW`` steps whose first step's one-op program is
     not known: the next steps priced against a plan (``_cheaper``, as the walk prices
     them) and, when worth it, that one-op program made and run here and the following
     steps run natively, a few times over (a chain whose leaves' ids were renewed while it
     was recorded, ``ir.clear_ids``, meets its op's program under a second id).  Returns
-    what ``NATIVE`` would, counting these steps too; None when none ran (a short graph,
-    or steps not worth it: the walk decides)."""
+    (what ``NATIVE`` would, counting these steps too, None when none ran: a short graph,
+    or steps not worth it; whether the steps left were priced dearer than a plan)."""
     ran = 0
     for _ in range(_MADE_MAX):
         order = NATIVE(root, None)  # (_order's list, natively)
         if order is None and ran:  # one step left (and views): run or made here
-            return ran + _last(root, known, compute, what)
+            return ran + _last(root, known, compute, what), False
         if order is None or len(order) <= WINDOW:
             break
         at = next(i for i, n in enumerate(order) if n.op not in _VIEW or n is root)
         n = order[at]
         if not _cheaper(order[:at + WINDOW], {id(root)}, fast):
-            break
+            return (-1 - ran if ran else None), True
         if not ran:
             first_step(root, len(order))
         del order  # (no value outlives its readers)
@@ -358,11 +362,11 @@ def _first_made(root, fast: dict, known: Callable, compute: Callable,
         ran += 1
         r = NATIVE(root, fast, True)  # (continued: announced already)
         if r is None:  # one step left (and views)
-            return ran + _last(root, known, compute, what)
+            return ran + _last(root, known, compute, what), False
         if r >= 0:
-            return ran + r
+            return ran + r, False
         ran += -1 - r  # (those that ran natively)
-    return -1 - ran if ran else None
+    return (-1 - ran if ran else None), False
 
 
 _MADE_MAX = 4  # one-op programs ``_first_made`` makes before it leaves the rest to the walk

@@ -3,6 +3,7 @@ structure's elementwise ops run together on the building blocks, with no program
 up or made, and give the whole program's bits; held intermediates get their values; what
 the regions do not take (broadcasting, views, other scalars) runs as before."""
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -297,3 +298,45 @@ def test_values_are_freed_and_nothing_leaks():
     first = run(50)
     assert run(300) - first < 50
     assert info().fused_steps - before == 3 * 350
+
+
+_PRICED = """
+import json, numpy as np, lazyarray as xp
+from lazyarray import _recording
+assert _recording.load_now()  # (the preload's native recording and steps, installed)
+
+def escape(m, re, im):  # (its intermediates die with the call: nothing else is held)
+    cr = m.broadcast_to(m.reshape(re, (1, re.shape[0])), (im.shape[0], re.shape[0]))
+    ci = m.broadcast_to(m.reshape(im, (im.shape[0], 1)), (im.shape[0], re.shape[0]))
+    zr = m.zeros(cr.shape, dtype=cr.dtype)
+    zi = m.zeros(cr.shape, dtype=cr.dtype)
+    count = m.zeros(cr.shape, dtype=cr.dtype)
+    for _ in range(16):
+        zr2, zi2 = zr * zr, zi * zi
+        inside = zr2 + zi2 <= 4.0
+        count = count + m.astype(inside, cr.dtype)
+        zi = m.where(inside, 2.0 * zr * zi + ci, zi)
+        zr = m.where(inside, zr2 - zi2 + cr, zr)
+    return count
+
+re_, im_ = np.linspace(-2.0, 0.6, 43), np.linspace(-1.2, 1.2, 29)
+count = escape(xp, xp.asarray(re_), xp.asarray(im_))
+before = xp.compile_cache_info()
+got = np.asarray(count)
+after = xp.compile_cache_info()
+print(json.dumps([after.step_evaluations - before.step_evaluations,
+                  after.misses - before.misses, bool((got == escape(np, re_, im_)).all())]))
+"""
+
+
+def test_a_long_graph_priced_dearer_than_a_plan_is_planned_whole():
+    """A new process's escape-time loop (a graph of more than a window whose first steps'
+    one-op programs are all new) is priced once, natively, found dearer than a plan, and
+    planned whole: one program, no step.  (The walk used to price it again and find the
+    one-op programs that the first pricing had noted as wanted "known": it then made them
+    one by one, 10-15 ms where the plan takes 2-4.)"""
+    out = subprocess.run([sys.executable, "-c", _PRICED], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    steps, programs, same = json.loads(out.stdout.strip().splitlines()[-1])
+    assert same and steps == 0 and programs == 1, (steps, programs)
