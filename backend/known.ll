@@ -746,26 +746,7 @@ empty:
   %zd = icmp eq i64 %r, 0
   br i1 %zd, label %read, label %python
 read:
-  ; ([self], a list, as the Python method passes it)
-  %lst = call ptr @PyList_New(i64 1)
-  %nolst = icmp eq ptr %lst, null
-  br i1 %nolst, label %error, label %fill
-fill:
-  call void @Py_IncRef(ptr %self)
-  %set = call i32 @PyList_SetItem(ptr %lst, i64 0, ptr %self)
-  br label %mat
-mat:
-  %fn = call ptr @w(ptr %ctx, i64 $C_MATERIALIZE_FN$)
-  %what = call ptr @w(ptr %ctx, i64 $C_WHAT$)
-  %res = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %lst, ptr %what, ptr null)
-  call void @Py_DecRef(ptr %lst)
-  %nores = icmp eq ptr %res, null
-  br i1 %nores, label %error, label %first
-first:
-  %zi = call ptr @PyLong_FromLongLong(i64 0)
-  %v0 = call ptr @PyObject_GetItem(ptr %res, ptr %zi)
-  call void @Py_DecRef(ptr %zi)
-  call void @Py_DecRef(ptr %res)
+  %v0 = call ptr @lz_materialized(ptr %ctx, ptr %self)
   %nov0 = icmp eq ptr %v0, null
   br i1 %nov0, label %error, label %conv0
 conv0:
@@ -814,24 +795,7 @@ lazy:
   %nov = icmp eq ptr %v, %none
   br i1 %nov, label %read, label %python
 read:
-  ; ([self], a list, as the Python method passes it)
-  %lst = call ptr @PyList_New(i64 1)
-  %nolst = icmp eq ptr %lst, null
-  br i1 %nolst, label %error, label %fill
-fill:
-  call void @Py_IncRef(ptr %self)
-  %set = call i32 @PyList_SetItem(ptr %lst, i64 0, ptr %self)
-  %fn = call ptr @w(ptr %ctx, i64 $C_MATERIALIZE_FN$)
-  %what = call ptr @w(ptr %ctx, i64 $C_WHAT$)
-  %res = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %lst, ptr %what, ptr null)
-  call void @Py_DecRef(ptr %lst)
-  %nores = icmp eq ptr %res, null
-  br i1 %nores, label %error, label %first
-first:
-  %zi = call ptr @PyLong_FromLongLong(i64 0)
-  %v0 = call ptr @PyObject_GetItem(ptr %res, ptr %zi)
-  call void @Py_DecRef(ptr %zi)
-  call void @Py_DecRef(ptr %res)
+  %v0 = call ptr @lz_materialized(ptr %ctx, ptr %self)
   %nov0 = icmp eq ptr %v0, null
   br i1 %nov0, label %error, label %computed
 computed:
@@ -864,6 +828,33 @@ readonly:
 error:
   ret ptr null
 python:
+  ret ptr null
+}
+
+; ---- materialize([%self], C_WHAT)[0] by C_MATERIALIZE_FN (the native materialize), as the
+; Python methods read a lazy array: the value, a new reference; NULL on error
+define internal ptr @lz_materialized(ptr %ctx, ptr %self) {
+entry:
+  ; ([self], a list, as the Python methods pass it)
+  %lst = call ptr @PyList_New(i64 1)
+  %nolst = icmp eq ptr %lst, null
+  br i1 %nolst, label %error, label %fill
+fill:
+  call void @Py_IncRef(ptr %self)
+  %set = call i32 @PyList_SetItem(ptr %lst, i64 0, ptr %self)
+  %fn = call ptr @w(ptr %ctx, i64 $C_MATERIALIZE_FN$)
+  %what = call ptr @w(ptr %ctx, i64 $C_WHAT$)
+  %res = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %lst, ptr %what, ptr null)
+  call void @Py_DecRef(ptr %lst)
+  %nores = icmp eq ptr %res, null
+  br i1 %nores, label %error, label %first
+first:
+  %zi = call ptr @PyLong_FromLongLong(i64 0)
+  %v = call ptr @PyObject_GetItem(ptr %res, ptr %zi)
+  call void @Py_DecRef(ptr %zi)
+  call void @Py_DecRef(ptr %res)
+  ret ptr %v
+error:
   ret ptr null
 }
 
