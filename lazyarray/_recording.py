@@ -360,41 +360,33 @@ def _materialize(rec, steps: tuple) -> None:
 
 
 def _scalar_reads(rec, common, materialize) -> list:
-    """``Array.__float__`` and ``__bool__`` as native methods (backend/known.ll): a 0-d
-    value converted at once, a 0-d lazy array read through the native ``materialize``."""
+    """``Array.__float__``, ``__bool__`` and ``__array__`` (without arguments: numpy.asarray)
+    as native methods (backend/known.ll): a 0-d value converted at once, a computed array's
+    read-only view at once, a lazy array read through the native ``materialize``; the
+    Python methods for everything else."""
     done = []
-    for name, kind, what in (("__float__", recorder.FLOAT, _WHATS[0]),
-                             ("__bool__", recorder.BOOL, _WHATS[1])):
+    for name, kind, what, params in (("__float__", recorder.FLOAT, "float()", ""),
+                                     ("__bool__", recorder.BOOL, "bool()", ""),
+                                     ("__array__", recorder.ARRAY, "numpy.asarray()",
+                                      ", dtype=None, copy=None")):
         python = vars(Array)[name]
         words, keep = _words(common, kind, None, None, None, python)
         named = ((recorder.C_MATERIALIZE_FN, materialize), (recorder.C_WHAT, what),
-                 (recorder.C_COMPLEX, _COMPLEX), (recorder.C_NDARRAY_T, np.ndarray))
+                 (recorder.C_COMPLEX, _COMPLEX), (recorder.C_NDARRAY_T, np.ndarray),
+                 (recorder.C_VIEW_NAME, _VIEW))
         _name(words, named)
-        doc = f"{name}($self, /)\n--\n\n{python.__doc__ or ''}"
-        method = rec.method(Array, name, doc, words, (keep, named))
+        doc = f"{name}($self, /{params})\n--\n\n{python.__doc__ or ''}"
+        make = rec.fast_method if params else rec.method  # (arguments: METH_FASTCALL)
+        method = make(Array, name, doc, words, (keep, named))
         if method is None:
             break
         _PYTHON[name] = python
         setattr(Array, name, method)
         done.append(name)
-    # numpy.asarray(x) (backend/known.ll's lz_array): the value's read-only view at once, a
-    # lazy array read through the native materialize; arguments go to the Python method
-    python = vars(Array)["__array__"]
-    words, keep = _words(common, recorder.ARRAY, None, None, None, python)
-    named = ((recorder.C_MATERIALIZE_FN, materialize), (recorder.C_WHAT, _WHATS[2]),
-             (recorder.C_NDARRAY_T, np.ndarray), (recorder.C_VIEW_NAME, _VIEW))
-    _name(words, named)
-    doc = f"__array__($self, /, dtype=None, copy=None)\n--\n\n{python.__doc__ or ''}"
-    method = rec.fast_method(Array, "__array__", doc, words, (keep, named))
-    if method is not None:
-        _PYTHON["__array__"] = python
-        Array.__array__ = method
-        done.append("__array__")
     return done
 
 
-_WHATS = ("float()", "bool()", "numpy.asarray()")  # what the reads are, in messages
-_VIEW = sys.intern("view")
+_VIEW = sys.intern("view")  # the ndarray method lz_array calls (names compare by address)
 
 
 _BY_SIGNATURE, _DEPTH, _STEPS, _NATIVE = "by_signature", "depth", "steps", "NATIVE"
