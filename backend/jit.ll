@@ -1,5 +1,6 @@
 ; A jitted function's call natively (JIT_CALL, installed as JitFunction.__call__, a
-; METH_FASTCALL method; PREPARED_CALL, Prepared.__call__, the same without the trace): lazyarray/_jit.py's loop case, the last call's trace called again
+; METH_FASTCALL method; PREPARED_CALL, Prepared.__call__, the same without the trace):
+; lazyarray/_jit.py's loop case, the last call's trace called again
 ; on numpy arrays and Arrays holding values, its front door run and its outputs made
 ; Arrays as _program._known_result makes them, instead of about 2 us of Python (the jit
 ; call's checks, Prepared.__call__ and the results).  The door checks the values' dtypes,

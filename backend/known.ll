@@ -694,18 +694,12 @@ faila:
 
 ; ---- float(x) and bool(x) natively (FLOAT, BOOL: Array's __float__ and __bool__): a 0-d
 ; value at once; a 0-d array without one read by the native materialize (C_MATERIALIZE_FN,
-; with C_WHAT as what), as _scalar reads it; the node is not held meanwhile (materialize
+; with C_WHAT as what), as _scalar reads it; the node is let go before (materialize
 ; tells a node only its Array holds by its references).  Anything else (other shapes,
 ; complex for float, a value of another type, a scalar leaf): the Python method
 define internal ptr @lz_read_scalar(ptr %ctx, ptr %self, i1 %isfloat) {
 entry:
-  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
-  %t = call ptr @type(ptr %self)
-  %isa = icmp eq ptr %t, %at
-  br i1 %isa, label %node, label %python
-node:
-  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
-  %n = call ptr @get(ptr %self, i64 %on)
+  %n = call ptr @lz_node_of(ptr %ctx, ptr %self)
   %unset = icmp eq ptr %n, null
   br i1 %unset, label %python, label %typed
 typed:
@@ -715,7 +709,7 @@ typed:
   %c = call i32 @PySet_Contains(ptr %cx, ptr %d)
   %iscx = icmp ne i32 %c, 0
   %nofloat = and i1 %iscx, %isfloat
-  br i1 %nofloat, label %python, label %value
+  br i1 %nofloat, label %pythonn, label %value
 value:
   %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
   %v = call ptr @get(ptr %n, i64 %ov)
@@ -727,7 +721,7 @@ rank:
   %ndp = getelementptr i8, ptr %v, i64 $ARRAY_NDIM$
   %nd = load i32, ptr %ndp
   %zero = icmp eq i32 %nd, 0
-  br i1 %zero, label %convert, label %python
+  br i1 %zero, label %convert, label %pythonn
 lazy:
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %nov = icmp eq ptr %v, %none
@@ -736,16 +730,18 @@ lazy:
   %sop = call ptr @w(ptr %ctx, i64 $C_SCALAR_OP$)
   %notscalar = icmp ne ptr %op, %sop
   %go = and i1 %nov, %notscalar
-  br i1 %go, label %shape, label %python
+  br i1 %go, label %shape, label %pythonn
 shape:
   %sh = call ptr @lz_shape_of(ptr %ctx, ptr %n)
   %nosh = icmp eq ptr %sh, null
-  br i1 %nosh, label %python, label %empty
+  br i1 %nosh, label %pythonn, label %empty
 empty:
   %r = call i64 @size(ptr %sh)
   %zd = icmp eq i64 %r, 0
-  br i1 %zd, label %read, label %python
+  br i1 %zd, label %read, label %pythonn
 read:
+  ; (the node let go first: materialize tells a node only its Array holds by its count)
+  call void @Py_DecRef(ptr %n)
   %v0 = call ptr @lz_materialized(ptr %ctx, ptr %self)
   %nov0 = icmp eq ptr %v0, null
   br i1 %nov0, label %error, label %conv0
@@ -755,9 +751,13 @@ conv0:
   ret ptr %o0
 convert:
   %o = call ptr @lz_convert(ptr %v, i1 %isfloat)
+  call void @Py_DecRef(ptr %n)
   ret ptr %o
 error:
   ret ptr null
+pythonn:
+  call void @Py_DecRef(ptr %n)
+  br label %python
 python:
   %pfn = call ptr @w(ptr %ctx, i64 $C_FALLBACK$)
   %p = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %pfn, ptr %self, ptr null)
@@ -770,13 +770,7 @@ python:
 ; without an error set: the Python method decides (no node, a value that is no ndarray)
 define internal ptr @lz_array(ptr %ctx, ptr %self) {
 entry:
-  %at = call ptr @w(ptr %ctx, i64 $C_ARRAY_T$)
-  %t = call ptr @type(ptr %self)
-  %isa = icmp eq ptr %t, %at
-  br i1 %isa, label %node, label %python
-node:
-  %on = call i64 @wi(ptr %ctx, i64 $C_A_NODE$)
-  %n = call ptr @get(ptr %self, i64 %on)
+  %n = call ptr @lz_node_of(ptr %ctx, ptr %self)
   %unset = icmp eq ptr %n, null
   br i1 %unset, label %python, label %value
 value:
@@ -787,12 +781,15 @@ value:
   %isnd = icmp eq ptr %vt, %ndt
   br i1 %isnd, label %held, label %lazy
 held:
-  ; (held while the view is made: the view's method may run the collector)
+  ; (the value held while the view is made: the view's method may run the collector)
   call void @Py_IncRef(ptr %v)
+  call void @Py_DecRef(ptr %n)
   br label %view
 lazy:
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %nov = icmp eq ptr %v, %none
+  ; (the node let go first: materialize tells a node only its Array holds by its count)
+  call void @Py_DecRef(ptr %n)
   br i1 %nov, label %read, label %python
 read:
   %v0 = call ptr @lz_materialized(ptr %ctx, ptr %self)

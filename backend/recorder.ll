@@ -1286,10 +1286,6 @@ fallback:
   ret ptr %r
 }
 
-; ---- the view %out (stolen) linked to its base %x as _views._link links it (its
-; _view_of is (%x, (%tag, %key)), a weak reference to it in %x's _views); at a power of
-; two from 16 views on, the Python function %pyfn(x, key, out) does it all (it drops
-; the dead ones): the view, NULL on error
 ; ---- the weak references of the list %views whose views are gone, dropped in place
 ; (the live ones keep their order): 0, -1 on error (a reference that failed to call)
 define internal i32 @lz_prune_views(ptr %ctx, ptr %views) {
@@ -1350,6 +1346,10 @@ sdone:
   ret i32 -1
 }
 
+; ---- the view %out (stolen) linked to its base %x as _views._link links it (its
+; _view_of is (%x, (%tag, %key)), a weak reference to it in %x's _views, whose dead ones
+; are dropped at each power of two from 16 views on); a _views that is not a list: the
+; Python function %pyfn(x, key, out) does it all.  The view, NULL on error
 define internal ptr @lz_link(ptr %ctx, ptr %x, ptr %tag, ptr %key, ptr %out, ptr %pyfn) {
 entry:
   %ovs = call i64 @wi(ptr %ctx, i64 $C_A_VIEWS$)

@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources 94a87532d12f04bba2d243a4cc91c633a4cc5210ced96ffd3dd32abd1d9c2dbd
+; lazyarray sequencer, sources c3e7722ea78e337f7329c5c90020488d6864de47425c51d3831faf0352c1098e
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""

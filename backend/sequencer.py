@@ -8,9 +8,10 @@ address, the first kernel to run and how many.  For each kernel it either
 calls the compiled kernel installed in its header, or interprets it: an
 odometer walks the iteration axes other than the block axis, and at each
 point the kernel's instructions run on blocks of up to ``bytecode.REG_BYTES``
-bytes (512 doubles; less for a kernel with many registers) along the block axis, each a call of a building block.  So
-intermediates stay in blocks that fit in the L1 cache, as in numexpr's
-virtual machine, and no code is generated for the program at hand.
+bytes (512 doubles; less for a kernel with many registers) along the block axis,
+each a call of a building block.  So intermediates stay in blocks that fit in the
+L1 cache, as in numexpr's virtual machine, and no code is generated for the
+program at hand.
 
 The sequencer is built once per machine with the building blocks; it holds
 no program-specific code.
