@@ -41,7 +41,7 @@ MIN_REG_BYTES = 512
 (K_FN, K_MODE, K_R, K_NOUT, K_META, K_VMETA, K_NLOADS, K_LOADS, K_NINS, K_INS, K_NREGS,
  K_VALUE, K_SSLOT, K_SSIZE, K_SMETA, K_PUT, K_INIT, K_ACC, K_HRED, K_MEAN, K_ARGX, K_ARGS,
  K_SCANX, K_SCANS, K_GEMM, K_GEMM_X, K_GEMM_Y, K_VSIZE, K_NSLOTS, K_SLOTS, K_NSCAL, K_SCALS,
- K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, K_RBYTES, HEADER) = range(39)
+ K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, K_RBYTES, K_NXS, K_XS, HEADER) = range(41)
 # modes
 ELEMENTWISE, REDUCE, ARG, SCAN = range(4)
 # a load: buffer slot, element size, meta position of its offset (strides follow, then
@@ -54,6 +54,9 @@ I_KIND, I_DEST, I_FN, I_A, I_B, I_C, I_X, I_Y = range(INS_WORDS)
 LOAD, SCALAR, OP, GATHER = range(4)
 # a gather's index entry: index register, its check-and-add primitive, axis label
 GATHER_WORDS = 3
+# a further output of an elementwise kernel (``Kernel.outs``): the register holding its
+# value, the load entry that addresses it, the building block that stores a block
+XS_WORDS = 3
 NONE = -1  # no operand
 
 
@@ -156,6 +159,8 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
             scal.add(ins[2])
         elif kind != "op":  # a load or a gather: its load number is ins[2]
             load_dt[ins[2]] = dt
+    for v, j in k.outs:  # a further output's entry: the dtype of its value
+        load_dt[j] = _ins_dtype(body[v])
     h = [0] * HEADER
     h[K_MODE], h[K_R], h[K_NOUT], h[K_META], h[K_VMETA] = mode, r, k.n_out, k.meta_base, vm_meta
     h[K_NREGS], h[K_VALUE], h[K_VSIZE] = n_regs, regs[k.value], vsize
@@ -204,6 +209,9 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     words.extend(slots)
     words[base + K_NSCAL], words[base + K_SCALS] = len(scal), len(words) - base
     words.extend(sorted(scal))
+    words[base + K_NXS], words[base + K_XS] = len(k.outs), len(words) - base
+    for v, j in k.outs:
+        words.extend((regs[v], j, resolve(_PUT[load_dt[j].itemsize])))
 
 
 def _reduction(h: list, base: int, later: list, k: Kernel, mode: int, vdt: ScalarType,
@@ -277,6 +285,8 @@ def _registers(k: Kernel) -> tuple:
             for s in ins[3]:
                 last[s] = t
     last[k.value] = n_ins
+    for v, _ in k.outs:  # stored once the block is computed
+        last[v] = n_ins
     free: list = []
     regs = [0] * n_ins
     n = 0

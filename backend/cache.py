@@ -18,6 +18,7 @@ from typing import Callable
 
 from . import native, runtime, tiers
 from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCALAR_TYPES, SCAN, VIEW, Node, Op
+from .merge import merge
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt
@@ -304,7 +305,7 @@ class ProgramCache:
         if sched is None:
             if callable(nodes):
                 nodes = nodes()
-            sched = schedule(nodes, list(outputs), gkey[0])
+            sched = merge(schedule(nodes, list(outputs), gkey[0]), nodes)
             with self.lock:
                 self.schedules.put(gkey, sched)
         return sched

@@ -200,7 +200,12 @@ class KernelBuilder:
             return
         if axis == k.n_out:
             if k.reduce is None:
-                self._store(b, soff, self._body(b, offs))
+                vals = self._values(b, offs)
+                self._store(b, soff, vals[k.value])
+                for v, j in k.outs:  # further outputs, where their load entries point
+                    dt = _ins_dtype(k.body[v])
+                    p = b.gep(self._buf(k.loads[j].buf), [offs[j]], source_etype=mem_type(dt))
+                    store_value(b, p, dt, vals[v])
             else:
                 self._reduce(b, offs, soff)
             return
@@ -644,6 +649,10 @@ class KernelBuilder:
 
     def _body(self, b, offs) -> ir.Value:
         """Evaluate the body at one point; returns the kernel's value."""
+        return self._values(b, offs)[self.k.value]
+
+    def _values(self, b, offs) -> list:
+        """Evaluate the body at one point; returns every instruction's value."""
         vals = []
         scal = self.fn.args[len(self.slots) + 1]
         for ins in self.k.body:
@@ -674,7 +683,7 @@ class KernelBuilder:
             else:
                 _, op, dt, srcs, sdt = ins
                 vals.append(lower_op(self.mb, b, op, dt, sdt, [vals[s] for s in srcs]))
-        return vals[self.k.value]
+        return vals
 
     def _checked_index(self, b, v, dt, size, label: int):
         return checked_index(b, v, dt, size, ir.Constant(I64, label),

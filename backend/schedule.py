@@ -83,19 +83,23 @@ class Kernel:
     along the innermost iteration axis (stride 0 there, by the structure of their
     views), for which the code generator emits a loop with constant strides;
     ``col_spread``: those that broadcast along the innermost output axis of a
-    reduction, for its column order (the same, for the loop over a tile's columns)."""
+    reduction, for its column order (the same, for the loop over a tile's columns);
+    ``outs``: further outputs of an elementwise kernel (backend/merge.py), a (body
+    index, load number) each: the value is stored where that load's access points, a
+    load no instruction reads (its offset and strides move as every load's do)."""
 
     __slots__ = ("n_out", "n_red", "reduce", "body", "loads", "value", "store", "out_dtype",
-                 "iter_axes", "meta_base", "scan", "matmul", "spread", "col_spread")
+                 "iter_axes", "meta_base", "scan", "matmul", "spread", "col_spread", "outs")
 
     def __init__(self, n_out: int, n_red: int, reduce: Optional[Op], body: tuple,
                  loads: tuple, value: int, store: Access, out_dtype: ScalarType,
                  iter_axes: tuple, meta_base: int, scan: bool = False,
-                 matmul: bool = False, spread: tuple = (), col_spread: tuple = ()) -> None:
+                 matmul: bool = False, spread: tuple = (), col_spread: tuple = (),
+                 outs: tuple = ()) -> None:
         self.n_out, self.n_red, self.reduce, self.body = n_out, n_red, reduce, body
         self.loads, self.value, self.store, self.out_dtype = loads, value, store, out_dtype
         self.iter_axes, self.meta_base, self.scan, self.matmul = iter_axes, meta_base, scan, matmul
-        self.spread, self.col_spread = spread, col_spread
+        self.spread, self.col_spread, self.outs = spread, col_spread, outs
 
     def replace(self, **changes) -> "Kernel":
         """A copy with ``changes`` (field name -> value)."""
@@ -119,7 +123,7 @@ class Kernel:
         """What the generated code depends on (no node indices, no view chains)."""
         return (self.n_out, self.n_red, self.reduce, self.scan, self.matmul, self.body,
                 tuple((a.buf, len(a.dyn)) for a in self.loads), self.value, self.store.buf,
-                self.out_dtype.name, self.meta_base, self.spread, self.col_spread)
+                self.out_dtype.name, self.meta_base, self.spread, self.col_spread, self.outs)
 
 
 class ExternalStep:

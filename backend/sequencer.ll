@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources c3e7722ea78e337f7329c5c90020488d6864de47425c51d3831faf0352c1098e
+; lazyarray sequencer, sources 0236586a17be790d12c29abc78c2787b86ddb268cbbb9323ff9792ae23c9977d
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""
@@ -619,6 +619,7 @@ define internal void @"run_elementwise"(ptr %".1") noinline nounwind
 {
 entry:
   %".23" = alloca i64
+  %".69" = alloca i64
   br label %"body"
 body:
   %".4" = getelementptr i64, ptr %".1", i64 12
@@ -683,13 +684,63 @@ for.body:
   %".56" = getelementptr ptr, ptr %".15", i64 %".17"
   %".57" = load ptr, ptr %".56"
   call void @"store_block"(ptr %".1", ptr %".57", i64 %".31", i64 %".26")
-  %".59" = load i64, i64* %".23"
-  %".60" = add i64 %".59", %".22"
-  store i64 %".60", i64* %".23"
-  br label %"for"
+  %".59" = getelementptr i64, ptr %".1", i64 17
+  %".60" = load i64, ptr %".59"
+  %".61" = inttoptr i64 %".60" to ptr
+  %".62" = getelementptr i64, ptr %".1", i64 8
+  %".63" = load i64, ptr %".62"
+  %".64" = inttoptr i64 %".63" to ptr
+  %".65" = getelementptr i64, ptr %".12", i64 39
+  %".66" = load i64, ptr %".65"
+  %".67" = getelementptr i64, ptr %".12", i64 38
+  %".68" = load i64, ptr %".67"
+  store i64 0, i64* %".69"
+  br label %"for.1"
 for.done:
-  %".63" = call i1 @"advance"(ptr %".1", i64 0, i64 %".5")
-  br i1 %".63", label %"do", label %"do.done"
+  %".111" = call i1 @"advance"(ptr %".1", i64 0, i64 %".5")
+  br i1 %".111", label %"do", label %"do.done"
+for.1:
+  %".72" = load i64, i64* %".69"
+  %".73" = icmp slt i64 %".72", %".68"
+  br i1 %".73", label %"for.body.1", label %"for.done.1"
+for.body.1:
+  %".75" = mul i64 %".72", 3
+  %".76" = add i64 %".66", %".75"
+  %".77" = getelementptr i64, ptr %".12", i64 %".76"
+  %".78" = getelementptr i64, ptr %".77", i64 1
+  %".79" = load i64, ptr %".78"
+  %".80" = mul i64 %".79", 4
+  %".81" = getelementptr i64, ptr %".61", i64 %".80"
+  %".82" = getelementptr i64, ptr %".81", i64 1
+  %".83" = load i64, ptr %".82"
+  %".84" = getelementptr i64, ptr %".81", i64 2
+  %".85" = load i64, ptr %".84"
+  %".86" = getelementptr ptr, ptr %".81", i64 0
+  %".87" = load ptr, ptr %".86"
+  %".88" = getelementptr i64, ptr %".64", i64 %".79"
+  %".89" = load i64, ptr %".88"
+  %".90" = mul i64 %".26", %".85"
+  %".91" = add i64 %".89", %".90"
+  %".92" = mul i64 %".91", %".83"
+  %".93" = getelementptr i8, ptr %".87", i64 %".92"
+  %".94" = getelementptr i64, ptr %".77", i64 2
+  %".95" = load i64, ptr %".94"
+  %".96" = mul i64 %".85", %".83"
+  %".97" = getelementptr i64, ptr %".77", i64 0
+  %".98" = load i64, ptr %".97"
+  %".99" = getelementptr ptr, ptr %".15", i64 %".98"
+  %".100" = load ptr, ptr %".99"
+  %".101" = inttoptr i64 %".95" to void (ptr, i64, ptr, i64)*
+  call void %".101"(ptr %".93", i64 %".96", ptr %".100", i64 %".31")
+  %".103" = load i64, i64* %".69"
+  %".104" = add i64 %".103", 1
+  store i64 %".104", i64* %".69"
+  br label %"for.1"
+for.done.1:
+  %".107" = load i64, i64* %".23"
+  %".108" = add i64 %".107", %".22"
+  store i64 %".108", i64* %".23"
+  br label %"for"
 }
 
 define internal void @"run_reduce"(ptr %".1") noinline nounwind

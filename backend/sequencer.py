@@ -441,9 +441,24 @@ class _Sequencer:
                     direct = b.select(b.icmp_signed("==", s, _c(1)), q, ir.Constant(PTR, None))
                     b.call(self.eval, [ctx, n, b0, direct])
                     b.call(self.store, [ctx, f.ptr(regs, value), n, b0])
+                    self._further_stores(f, ctx, K, regs, n, b0)
                 loop.again(b.call(self.advance, [ctx, _c(0), r]))
         b.ret_void()
         return f.fn
+
+    def _further_stores(self, f, ctx, K, regs, n, b0):
+        """Each further output's block (``Kernel.outs``), where its load entry points."""
+        b = f.b
+        lt, offs = (f.to_ptr(f.word(ctx, c)) for c in (C_LT, C_OFFS))
+        x0 = f.word(K, bc.K_XS)
+        with f.for_(_c(0), f.word(K, bc.K_NXS)) as x:
+            e = b.gep(K, [b.add(x0, b.mul(x, _c(bc.XS_WORDS)))], source_etype=I64)
+            l = f.word(e, 1)
+            d4 = b.gep(lt, [b.mul(l, _c(LT_WORDS))], source_etype=I64)
+            size, s = f.word(d4, 1), f.word(d4, 2)
+            q = f.at(f.ptr(d4, 0), b.mul(b.add(f.word(offs, l), b.mul(b0, s)), size))
+            self._call(f, f.word(e, 2), [q, b.mul(s, size), f.ptr(regs, f.word(e, 0)), n],
+                       [PTR, I64, PTR, I64])
 
     def _reduction_prelude(self, f, ctx):
         """(n_out, r, whether the reduced space is empty, its element count)."""

@@ -100,6 +100,8 @@ class _Dot:
         self.roots = sorted(self.sched.materialized)
         self.outputs = {o: k for k, o in reversed(list(enumerate(prog._outputs)))}
         self.names = self._name_nodes(prog)
+        self.kernels = self._kernels_by_root()
+        self.lead = self._leads()
         self.owner = self._owners()
 
     def _name_nodes(self, prog: Program) -> dict:
@@ -130,7 +132,7 @@ class _Dot:
                 if j in seen:
                     continue
                 seen.add(j)
-                reached.setdefault(j, set()).add(r)
+                reached.setdefault(j, set()).add(self.lead[r])
                 for s in self.nodes[j].srcs:
                     k = index[id(s)]
                     if k not in roots and not _is_leaf(s):
@@ -149,22 +151,35 @@ class _Dot:
                 members[self.owner[i]].append(i)
             else:
                 lines.append("  " + self._node(i))
-        kernels = self._kernels_by_root()
+        kernels, clusters = self.kernels, {}
         for r in self.roots:
-            if self.nodes[r].op is Op.EXTERNAL:
-                continue
+            if self.nodes[r].op is not Op.EXTERNAL:
+                clusters.setdefault(self.lead[r], []).append(r)
+        for r, roots in clusters.items():
+            nodes = [i for q in roots for i in members.get(q, ())]
             lines.append(f"  subgraph cluster_{r} {{")
             lines.append(f"    graph [{_CLUSTER}, label={_q(self._cluster_label(r, kernels[r]))}];")
-            lines.extend("    " + self._node(i) for i in members[r])
+            lines.extend("    " + self._node(i) for i in sorted(nodes))
             lines.append("  }")
         lines.extend("  " + e for e in self._edges())
         lines.append("}")
         return "\n".join(lines) + "\n"
 
+    def _leads(self) -> dict:
+        """Each root's cluster: the root a kernel writing several buffers stores last
+        stands for the others it writes (one cluster); any other root for itself."""
+        lead = {}
+        for r in self.roots:
+            ks = self.kernels[r]
+            joined = len(ks) == 1 and ks[0][1].outs
+            lead[r] = self.sched.buffers[ks[0][1].store.buf] if joined else r
+        return lead
+
     def _kernels_by_root(self) -> dict:
         out: dict = {r: [] for r in self.roots}
-        for k, kern in enumerate(self.sched.kernels):
-            out[self.sched.buffers[kern.store.buf]].append((k, kern))
+        for k, kern in enumerate(self.sched.kernels):  # a kernel may write several roots
+            for slot in [kern.store.buf] + [kern.loads[j].buf for _, j in kern.outs]:
+                out[self.sched.buffers[slot]].append((k, kern))
         return out
 
     def _cluster_label(self, root: int, kernels: list) -> str:
@@ -180,6 +195,8 @@ class _Dot:
             kind = f"reduction over {kern.n_red} ax{'is' if kern.n_red == 1 else 'es'}"
         else:
             kind = f"elementwise, {kern.n_out}-d loop"
+            if kern.outs:
+                kind += f", writes {len(kern.outs) + 1} buffers"
         return f"{head}: {kind}"
 
     def _node(self, i: int) -> str:

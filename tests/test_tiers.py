@@ -204,6 +204,11 @@ for k in range(80):
 ints = I * 0
 for k in range(80):
     ints = ints + I * (k - 40)
+# outputs evaluated together: one kernel writing several buffers (backend/merge.py)
+ma = xp.sin(F) * 2.0
+mb, mc, md, me = ma + G, xp.astype(ma > 0.5, xp.int32) * I, ma > 0, xp.exp(C) * 2.0
+xp.evaluate(ma, mb, mc, md, me, me * C)
+out.update(mo_a=ma, mo_b=mb, mo_c=mc, mo_d=md, mo_e=me)
 out.update(manyscalars=fs, mandel=cnt, mandelz=zr, manycomplex=cs, manyints=ints,
            manysum0=xp.sum(fs, axis=0), manysum1=xp.sum(fs * 0.5, axis=1),
            manymax=xp.max(fs - F, axis=1), manyargmin=xp.argmin(fs + F, axis=0),
