@@ -27,7 +27,9 @@ from .schedule import MAX_BODY, MAX_LOADS, Kernel, Schedule
 
 def merge(sched: Schedule, nodes: list) -> Schedule:
     """``sched`` with its runs of joinable elementwise kernels joined (itself when none
-    are); ``nodes``: the graph it was scheduled from (for the iteration sizes)."""
+    are); ``nodes``: the graph it was scheduled from (for the iteration sizes).  A new
+    schedule takes over the kernels of ``sched`` that stay as they are (their place in
+    the meta array moves), so ``sched`` is not to be used after."""
     groups = []  # per native stage: lists of kernel numbers to join, in order
     joined = False
     for kind, ks in sched.stages:
@@ -56,8 +58,7 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
         nums = []
         for run in runs:
             k = sched.kernels[run[0]] if len(run) == 1 else _join([sched.kernels[i] for i in run])
-            if k.meta_base != base:
-                k = k.replace(meta_base=base)
+            k.meta_base = base  # (a copy per moved kernel cost more than the join saved)
             nums.append(len(kernels))
             kernels.append(k)
             base += k.meta_size

@@ -357,10 +357,11 @@ class SerialWorker:
         if self.stopping:
             return
         if self.thread is None:
-            self._start()
+            self.start()
         self.queue.put((fn, args))
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Start the thread now (``submit`` starts it when it is not running)."""
         with self.lock:
             if self.thread is None and not self.stopping:
                 thread = threading.Thread(target=self._run, name=self.name, daemon=True)
