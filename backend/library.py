@@ -301,7 +301,6 @@ def _preload() -> None:
             # its name table too (0.35-0.5 ms in a new process): a first fit of a
             # scikit-learn estimator looks up 50-100 primitives
             _bundle_image.index()
-        native.STORE.start_later()
     except Exception:  # noqa: BLE001 - the first evaluation tries again and reports
         pass
     _after_preload()

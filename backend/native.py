@@ -333,11 +333,6 @@ class Store:
             except Exception:  # noqa: BLE001 - a listener must not stop the thread
                 pass
 
-    def start_later(self) -> None:
-        """Start the thread of ``later`` (the import's preload does: starting it took
-        0.1-0.2 ms of the first evaluation that asked for background work)."""
-        self._later.start()
-
     def later(self, fn: Callable, *args) -> None:
         """Run ``fn(*args)`` on a background thread once the program is quiet (see
         ``busy``): work that only makes later runs faster (a hot program's upgrade, a

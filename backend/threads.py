@@ -357,11 +357,10 @@ class SerialWorker:
         if self.stopping:
             return
         if self.thread is None:
-            self.start()
+            self._start()
         self.queue.put((fn, args))
 
-    def start(self) -> None:
-        """Start the thread now (``submit`` starts it when it is not running)."""
+    def _start(self) -> None:
         with self.lock:
             if self.thread is None and not self.stopping:
                 thread = threading.Thread(target=self._run, name=self.name, daemon=True)
