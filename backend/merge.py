@@ -12,6 +12,10 @@ elementwise kernels of a native stage that run over the same sizes join while:
   read back (through a view it would read elements not written yet: the group ends);
 * the joined body stays within ``MAX_BODY`` instructions and ``MAX_LOADS`` loads.
 
+A member's buffer that only the joined kernel read (a shared costly node the scheduler
+buffered for the kernels now joined) is not written at all (``Schedule.unwritten``): its
+allocation is never touched.
+
 The joined body is the members' bodies in order with equal instructions computed once
 (the same load of the same buffer, the same op of the same values), so the shared part
 of call and put prices is computed once per element, not once per output.  The last
@@ -50,21 +54,48 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
         groups.append(runs)
     if not joined:
         return sched
-    kernels, stages, base = [], [], 0
+    readers = _readers(sched)
+    kernels, stages, base, unwritten = [], [], 0, set()
     for (kind, x), runs in zip(sched.stages, groups):
         if runs is None:
             stages.append((kind, x))
             continue
         nums = []
         for run in runs:
-            k = sched.kernels[run[0]] if len(run) == 1 else _join([sched.kernels[i] for i in run])
+            if len(run) == 1:
+                k = sched.kernels[run[0]]
+            else:  # a member's buffer that nobody else reads is not written at all
+                members = [sched.kernels[i] for i in run]
+                inside = set(run)
+                stored = {m.store.buf for m in members[:-1]
+                          if readers.get(m.store.buf, inside) - inside}
+                unwritten.update(sched.buffers[m.store.buf] for m in members[:-1]
+                                 if m.store.buf not in stored)
+                k = _join(members, stored)
             k.meta_base = base  # (a copy per moved kernel cost more than the join saved)
             nums.append(len(kernels))
             kernels.append(k)
             base += k.meta_size
         stages.append((kind, nums))
-    return Schedule(kernels, stages, sched.buffers, sched.buffer_dtypes, sched.n_inputs,
-                    sched.scalars, sched.outputs, base, sched.materialized)
+    merged = Schedule(kernels, stages, sched.buffers, sched.buffer_dtypes, sched.n_inputs,
+                      sched.scalars, sched.outputs, base, sched.materialized)
+    if unwritten:
+        merged.unwritten = frozenset(unwritten)
+    return merged
+
+
+def _readers(sched: Schedule) -> dict:
+    """Buffer slot -> the kernels that load it (-1: a program output or an external
+    step's input: read by someone else than the kernels)."""
+    readers: dict = {s: {-1} for s in sched.outputs}
+    for i, k in enumerate(sched.kernels):
+        for a in k.loads:
+            readers.setdefault(a.buf, set()).add(i)
+    for kind, x in sched.stages:
+        if kind != "native":
+            for s in x.inputs:
+                readers.setdefault(s, set()).add(-1)
+    return readers
 
 
 def _space(k: Kernel, nodes: list):
@@ -101,8 +132,10 @@ def _key(a) -> tuple:
     return (a.buf, a.chain, a.imap, a.dyn)
 
 
-def _join(members: list) -> Kernel:
-    """One kernel computing every member's value (see the module's docstring)."""
+def _join(members: list, stored: set) -> Kernel:
+    """One kernel computing every member's value (see the module's docstring);
+    ``stored``: the buffers of the members before the last that it writes (others
+    read them; the rest only this kernel did, through registers now)."""
     body, seen, loads, at_load = [], {}, [], {}
     spread = []
     written = {}  # buffer -> body index of the value stored there
@@ -137,8 +170,9 @@ def _join(members: list) -> Kernel:
         written[m.store.buf] = ids[m.value]
     outs = []
     for m, v in zip(members[:-1], values):
-        outs.append((v, len(loads)))
-        loads.append(m.store)
+        if m.store.buf in stored:
+            outs.append((v, len(loads)))
+            loads.append(m.store)
     last = members[-1]
     return Kernel(last.n_out, 0, None, tuple(body), tuple(loads), values[-1], last.store,
                   last.out_dtype, last.iter_axes, last.meta_base, spread=tuple(spread),

@@ -142,7 +142,11 @@ class Schedule:
     ``buffers``: node index per buffer slot (``buffers[:n_inputs]`` are leaves, bound
     values); ``buffer_dtypes``: ScalarType per slot; ``scalars``: node index per
     scalar slot; ``outputs``: buffer slot per program output; ``materialized``: the
-    nodes given a buffer.  (A ``__dict__`` of its own holds digests computed once.)"""
+    nodes given a buffer; ``unwritten``: those among them no kernel writes (a joined
+    kernel's member that only the kernel itself reads, backend/merge.py: its buffer is
+    allocated, never touched).  (A ``__dict__`` of its own holds digests computed once.)"""
+
+    unwritten: frozenset = frozenset()
 
     def __init__(self, kernels: list, stages: list, buffers: list, buffer_dtypes: list,
                  n_inputs: int, scalars: list, outputs: list, meta_size: int,
@@ -159,9 +163,11 @@ class Schedule:
         """This schedule with the nodes ``roots`` (indices of nodes it gives a buffer)
         as further outputs: the same kernels, so the same program code."""
         slot = {j: s for s, j in enumerate(self.buffers) if s >= self.n_inputs}
-        return Schedule(self.kernels, self.stages, self.buffers, self.buffer_dtypes,
-                        self.n_inputs, self.scalars, self.outputs + [slot[j] for j in roots],
-                        self.meta_size, self.materialized)
+        sched = Schedule(self.kernels, self.stages, self.buffers, self.buffer_dtypes,
+                         self.n_inputs, self.scalars, self.outputs + [slot[j] for j in roots],
+                         self.meta_size, self.materialized)
+        sched.unwritten = self.unwritten
+        return sched
 
     def signature(self) -> tuple:
         """Key of the native code: equal signatures share one compiled program."""

@@ -97,7 +97,7 @@ class _Dot:
     def __init__(self, prog: Program) -> None:
         self.nodes = prog._nodes
         self.sched = prog._schedule
-        self.roots = sorted(self.sched.materialized)
+        self.roots = sorted(self.sched.materialized - self.sched.unwritten)
         self.outputs = {o: k for k, o in reversed(list(enumerate(prog._outputs)))}
         self.names = self._name_nodes(prog)
         self.kernels = self._kernels_by_root()
@@ -217,7 +217,7 @@ class _Dot:
             elif i in self.shared:  # recomputed (a view: index arithmetic) in each reader
                 label += f"\nin {self.shared[i]} kernels"
                 style = _SHARED
-            if i in self.sched.materialized:
+            if i in self.sched.materialized and i not in self.sched.unwritten:
                 style += ", penwidth=2"
         if i in self.outputs:
             label += f"\noutput {self.outputs[i]}"

@@ -139,7 +139,7 @@ def buffered(nodes: list, held: list, sched) -> list:
     matrix product): keeping them costs no kernel, only the buffer's survival.  Their
     kinds become states (see above), so the next graph of the same code keeps them too
     and has one fresh structure."""
-    slots = set(sched.buffers[sched.n_inputs:])
+    slots = set(sched.buffers[sched.n_inputs:]) - sched.unwritten
     found = [i for i in held if i in slots]
     for i in found:
         _note_state(nodes[i])

@@ -156,4 +156,39 @@ def test_the_listing_names_a_kernel_writing_several_buffers():
     x = xp.asarray(np.linspace(0, 1, 100))
     y = xp.sin(x) * 2.0
     dot = xp.to_dot([xp.exp(y), y * 3.0])
-    assert "writes 3 buffers" in dot
+    assert "writes 2 buffers" in dot and dot.count("subgraph cluster_") == 1
+
+
+def test_a_buffer_only_the_joined_kernel_read_is_not_written():
+    """``sin(x)`` is small and costly and read by two kernels: the scheduler gives it a
+    buffer; joined with its readers, it is a register and its buffer is never written."""
+    xv = np.linspace(0, 1, 100)
+    x = xp.asarray(xv)
+    y = xp.sin(x) * 2.0
+    a, b = xp.exp(y), y * 3.0
+    before, after = scheduled(a, b)
+    assert len(before.kernels) == 3 and len(after.kernels) == 1
+    (k,) = after.kernels
+    assert len(k.outs) == 1 and len(after.unwritten) == 1
+    assert after.unwritten == before.materialized - {after.buffers[s] for s in after.outputs}
+    xp.evaluate(a, b)
+    yv = np.sin(xv) * 2.0
+    np.testing.assert_allclose(np.asarray(a), np.exp(yv), rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(b), yv * 3.0, rtol=1e-15)  # (vector sin: an ulp)
+    np.testing.assert_allclose(np.asarray(y), yv, rtol=1e-15)  # evaluated on its own, later
+
+
+def test_a_held_node_is_not_kept_from_a_buffer_nobody_wrote():
+    """``_live.buffered`` keeps held nodes the program writes anyway: not one whose
+    buffer the joined kernel never writes (its value would be whatever memory held)."""
+    from lazyarray import _live
+    x = xp.asarray(np.linspace(0, 1, 100))
+    s = xp.sin(x)  # small and costly, read by both kernels: a buffer of its own
+    a, b = xp.exp(s * 2.0), s * 6.0
+    nodes, values, keys, outs, _ = keyed_walk([a._node, b._node])
+    snap = snapshot_of(nodes, values, keys[0])
+    merged = merge(schedule(snap, list(outs), keys[0]), snap)
+    i = next(j for j, n in enumerate(nodes) if n is s._node)
+    assert i in merged.unwritten and i in merged.buffers
+    assert _live.buffered(nodes, [i], merged) == []
+    assert merged.with_outputs([]).unwritten == merged.unwritten
