@@ -203,9 +203,7 @@ class KernelBuilder:
                 vals = self._values(b, offs)
                 self._store(b, soff, vals[k.value])
                 for v, j in k.outs:  # further outputs, where their load entries point
-                    dt = _ins_dtype(k.body[v])
-                    p = b.gep(self._buf(k.loads[j].buf), [offs[j]], source_etype=mem_type(dt))
-                    store_value(b, p, dt, vals[v])
+                    self._store_at(b, k.loads[j].buf, offs[j], _ins_dtype(k.body[v]), vals[v])
             else:
                 self._reduce(b, offs, soff)
             return
@@ -643,9 +641,10 @@ class KernelBuilder:
         return self.fn.args[self.slots.index(slot)]
 
     def _store(self, b, off, v):
-        dt = self.k.out_dtype
-        store_value(b, b.gep(self._buf(self.k.store.buf), [off], source_etype=mem_type(dt)),
-                    dt, v)
+        self._store_at(b, self.k.store.buf, off, self.k.out_dtype, v)
+
+    def _store_at(self, b, slot, off, dt, v):
+        store_value(b, b.gep(self._buf(slot), [off], source_etype=mem_type(dt)), dt, v)
 
     def _body(self, b, offs) -> ir.Value:
         """Evaluate the body at one point; returns the kernel's value."""

@@ -19,10 +19,10 @@ allocation is never touched.
 The joined body is the members' bodies in order with equal instructions computed once
 (the same load of the same buffer, the same op of the same values), so the shared part
 of call and put prices is computed once per element, not once per output.  The last
-member's value is the kernel's ``store``; each earlier member's is one of its ``outs``,
-stored through a load entry with that member's store access (backend/bytecode.py and
-backend/codegen.py store it at the load's position).  Each value is computed as
-before, by the same instruction: results are the same bits.
+member's value is the kernel's ``store``; each earlier member's that is written is one
+of its ``outs``, stored through a load entry with that member's store access
+(backend/bytecode.py and backend/codegen.py store it at the load's position).  Each
+value is computed as before, by the same instruction: results are the same bits.
 """
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
                 members = [sched.kernels[i] for i in run]
                 inside = set(run)
                 stored = {m.store.buf for m in members[:-1]
-                          if readers.get(m.store.buf, inside) - inside}
+                          if readers.get(m.store.buf, set()) - inside}
                 unwritten.update(sched.buffers[m.store.buf] for m in members[:-1]
                                  if m.store.buf not in stored)
                 k = _join(members, stored)
@@ -77,11 +77,9 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
             kernels.append(k)
             base += k.meta_size
         stages.append((kind, nums))
-    merged = Schedule(kernels, stages, sched.buffers, sched.buffer_dtypes, sched.n_inputs,
-                      sched.scalars, sched.outputs, base, sched.materialized)
-    if unwritten:
-        merged.unwritten = frozenset(unwritten)
-    return merged
+    return Schedule(kernels, stages, sched.buffers, sched.buffer_dtypes, sched.n_inputs,
+                    sched.scalars, sched.outputs, base, sched.materialized,
+                    frozenset(unwritten))
 
 
 def _readers(sched: Schedule) -> dict:
@@ -102,7 +100,7 @@ def _space(k: Kernel, nodes: list):
     """The sizes an elementwise kernel with a plain store runs over, or None when it
     cannot join (a reduction, scan or contraction; a store into part of a buffer; a
     value stored in another dtype)."""
-    if k.reduce is not None or k.scan or k.matmul or k.store.chain or k.n_red:
+    if k.reduce is not None or k.store.chain:  # (scans and contractions are reductions)
         return None
     ins = k.body[k.value]
     if (ins[2] if ins[0] == "op" else ins[1]) != k.out_dtype:

@@ -146,14 +146,14 @@ class Schedule:
     kernel's member that only the kernel itself reads, backend/merge.py: its buffer is
     allocated, never touched).  (A ``__dict__`` of its own holds digests computed once.)"""
 
-    unwritten: frozenset = frozenset()
-
     def __init__(self, kernels: list, stages: list, buffers: list, buffer_dtypes: list,
                  n_inputs: int, scalars: list, outputs: list, meta_size: int,
-                 materialized: frozenset = frozenset()) -> None:
+                 materialized: frozenset = frozenset(),
+                 unwritten: frozenset = frozenset()) -> None:
         self.kernels, self.stages, self.buffers = kernels, stages, buffers
         self.buffer_dtypes, self.n_inputs, self.scalars = buffer_dtypes, n_inputs, scalars
         self.outputs, self.meta_size, self.materialized = outputs, meta_size, materialized
+        self.unwritten = unwritten
 
     def __repr__(self) -> str:
         return (f"Schedule({len(self.kernels)} kernels, {len(self.buffers)} buffers, "
@@ -163,11 +163,9 @@ class Schedule:
         """This schedule with the nodes ``roots`` (indices of nodes it gives a buffer)
         as further outputs: the same kernels, so the same program code."""
         slot = {j: s for s, j in enumerate(self.buffers) if s >= self.n_inputs}
-        sched = Schedule(self.kernels, self.stages, self.buffers, self.buffer_dtypes,
-                         self.n_inputs, self.scalars, self.outputs + [slot[j] for j in roots],
-                         self.meta_size, self.materialized)
-        sched.unwritten = self.unwritten
-        return sched
+        return Schedule(self.kernels, self.stages, self.buffers, self.buffer_dtypes,
+                        self.n_inputs, self.scalars, self.outputs + [slot[j] for j in roots],
+                        self.meta_size, self.materialized, self.unwritten)
 
     def signature(self) -> tuple:
         """Key of the native code: equal signatures share one compiled program."""

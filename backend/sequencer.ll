@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources 0236586a17be790d12c29abc78c2787b86ddb268cbbb9323ff9792ae23c9977d
+; lazyarray sequencer, sources cf7bf91f2b2a384f5c1ca2d63baeba57f2f6d1e0d45dd5bc826575969af46a06
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""

@@ -345,10 +345,7 @@ class _Sequencer:
             b.branch(nxt)
             # a load: the buffer itself when contiguous along the block, else a copy
             b.position_at_end(sw_load)
-            l = f.word(e, bc.I_A)
-            d4 = b.gep(lt, [b.mul(l, _c(LT_WORDS))], source_etype=I64)
-            size, s = f.word(d4, 1), f.word(d4, 2)
-            p = f.at(f.ptr(d4, 0), b.mul(b.add(f.word(offs, l), b.mul(b0, s)), size))
+            d4, p, size, s = self._entry_at(f, lt, offs, f.word(e, bc.I_A), b0)
             with b.if_else(b.icmp_signed("==", s, _c(1))) as (there, copy):
                 with there:
                     b.store(p, reg_d)
@@ -453,12 +450,18 @@ class _Sequencer:
         x0 = f.word(K, bc.K_XS)
         with f.for_(_c(0), f.word(K, bc.K_NXS)) as x:
             e = b.gep(K, [b.add(x0, b.mul(x, _c(bc.XS_WORDS)))], source_etype=I64)
-            l = f.word(e, 1)
-            d4 = b.gep(lt, [b.mul(l, _c(LT_WORDS))], source_etype=I64)
-            size, s = f.word(d4, 1), f.word(d4, 2)
-            q = f.at(f.ptr(d4, 0), b.mul(b.add(f.word(offs, l), b.mul(b0, s)), size))
+            _, q, size, s = self._entry_at(f, lt, offs, f.word(e, 1), b0)
             self._call(f, f.word(e, 2), [q, b.mul(s, size), f.ptr(regs, f.word(e, 0)), n],
                        [PTR, I64, PTR, I64])
+
+    @staticmethod
+    def _entry_at(f, lt, offs, l, b0):
+        """Load entry ``l``'s decoded words, the address of its element ``b0`` along the
+        block at the current point, its element size and its stride along the block."""
+        b = f.b
+        d4 = b.gep(lt, [b.mul(l, _c(LT_WORDS))], source_etype=I64)
+        size, s = f.word(d4, 1), f.word(d4, 2)
+        return d4, f.at(f.ptr(d4, 0), b.mul(b.add(f.word(offs, l), b.mul(b0, s)), size)), size, s
 
     def _reduction_prelude(self, f, ctx):
         """(n_out, r, whether the reduced space is empty, its element count)."""
