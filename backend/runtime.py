@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import abi, buffers, bytecode, dispatch, native, parallel, threads
+from . import abi, buffers, bytecode, dispatch, native, parallel, rowtiles, threads
 from .ir import TRANSCENDENTAL, Op, evaluate_dim
 from .schedule import SCALAR_SLOT, Access, ExternalStep, Kernel, Schedule
 
@@ -354,6 +354,10 @@ class Runner:
         self.scal_addr = self.scal.buffer_info()[0]
         self.allocs = [(bound.shapes[slot], sched.buffer_dtypes[slot].np)
                        for slot in range(sched.n_inputs, len(sched.buffers))]
+        for step in steps:  # a row-tiled reduction's buffer holds its partials first
+            if type(step) is rowtiles.Tiled:
+                for slot, size in step.allocations():
+                    self.allocs[slot - sched.n_inputs] = ((size,), sched.buffer_dtypes[slot].np)
         # decided once: the pool's size test would cost each run's allocations
         self.new_buffer = buffers.empty if buffers.large(self.allocs) else np.empty
         self.in_shapes = bound.shapes[:sched.n_inputs]
@@ -417,7 +421,7 @@ class Runner:
             kind = type(step)
             if kind is ExternalStep:
                 _external(step, bufs, memo)
-            elif kind is Chunked:
+            elif kind is Chunked or kind is rowtiles.Tiled:
                 step.run(bufs, addr, scal, err)
             elif step.fn(addr, step.addr, scal, err):
                 raise _error(err)
@@ -425,7 +429,7 @@ class Runner:
 
 def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
     """What one run calls, in order: sequencer calls on the program code (a Stage, or a
-    kernel split into Chunked chunks), ExternalSteps."""
+    kernel split into Chunked chunks), row tiles (backend/rowtiles.py), ExternalSteps."""
     run, code = program.run, program.code
     steps = []
     for kind, x in sched.stages:
@@ -435,24 +439,43 @@ def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
         # a split takes a program of several kernels off its one native call (its front
         # door): only kernels that gain more than the Python steps cost split then
         scale = threads.OFF_DOOR if len(sched.stages) == 1 and len(x) > 1 else 1
-        plans = [_chunks(sched.kernels[i], bound.kernels[i], bound.meta, n_threads, scale)
-                 for i in x]
-        if not any(plans):
-            steps.append(Stage(run, code, bound.meta, x[0], len(x)))
-            continue
-        for i, plan in zip(x, plans):  # kernel by kernel: chunks of one never meet another
-            if plan:
-                metas, partial, width, threaded = plan
-                heads = [header(code, m, i, 1) for m in metas]
-                # one round: the whole kernel too, for when no thread is free to take a chunk
-                # (not a split full reduction: its partials' sum may differ in the last bits)
-                whole = (Stage(run, code, bound.meta, i, 1)
-                         if len(metas) <= width and partial is None else None)
-                steps.append(Chunked(run, heads, partial, width, keep=metas,
-                                     threaded=threaded, whole=whole))
-            else:
-                steps.append(Stage(run, code, bound.meta, i, 1))
+        groups = rowtiles.find(sched, bound, x, _PARTIALS) if len(x) > 2 else {}
+        p = 0
+        for at, group in sorted(groups.items()):
+            _native_steps(steps, program, sched, bound, x[p:at], n_threads, scale)
+            metas = rowtiles.tile_metas(group, sched, bound)
+            heads = [header(code, m, group.first, group.count) for m in metas]
+            parts = [(slot, width, op, bound.shapes[slot]) for _, slot, width, op in group.parts]
+            steps.append(rowtiles.Tiled(run, heads, metas, parts, _error, _combine))
+            p = at + group.count
+        _native_steps(steps, program, sched, bound, x[p:], n_threads, scale)
     return steps
+
+
+def _native_steps(steps: list, program, sched: Schedule, bound: Bound, x: list,
+                  n_threads: int, scale: int) -> None:
+    """The steps of kernels ``x`` (consecutive, of one native stage), appended to
+    ``steps``: one sequencer call, or kernels split into chunks."""
+    if not x:
+        return
+    run, code = program.run, program.code
+    plans = [_chunks(sched.kernels[i], bound.kernels[i], bound.meta, n_threads, scale)
+             for i in x]
+    if not any(plans):
+        steps.append(Stage(run, code, bound.meta, x[0], len(x)))
+        return
+    for i, plan in zip(x, plans):  # kernel by kernel: chunks of one never meet another
+        if plan:
+            metas, partial, width, threaded = plan
+            heads = [header(code, m, i, 1) for m in metas]
+            # one round: the whole kernel too, for when no thread is free to take a chunk
+            # (not a split full reduction: its partials' sum may differ in the last bits)
+            whole = (Stage(run, code, bound.meta, i, 1)
+                     if len(metas) <= width and partial is None else None)
+            steps.append(Chunked(run, heads, partial, width, keep=metas,
+                                 threaded=threaded, whole=whole))
+        else:
+            steps.append(Stage(run, code, bound.meta, i, 1))
 
 
 def header(code, meta: array.array, first: int, count: int) -> array.array:
@@ -475,6 +498,8 @@ class Stage:
 _COMBINE = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum, Op.MIN: np.minimum,
             Op.ANY: np.logical_or, Op.ALL: np.logical_and,
             Op.MEAN: None}  # a mean: its chunk means weighted by their sizes (see _combine)
+# reductions whose partials over row tiles combine without weights (backend/rowtiles.py)
+_PARTIALS = frozenset(op for op, fn in _COMBINE.items() if fn is not None)
 
 
 def _kind(k: Kernel, sizes: list) -> str:

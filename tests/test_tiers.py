@@ -209,6 +209,13 @@ ma = xp.sin(F) * 2.0
 mb, mc, md, me = ma + G, xp.astype(ma > 0.5, xp.int32) * I, ma > 0, xp.exp(C) * 2.0
 xp.evaluate(ma, mb, mc, md, me, me * C)
 out.update(mo_a=ma, mo_b=mb, mo_c=mc, mo_d=md, mo_e=me)
+# a gradient step run in row tiles of 8 (backend/rowtiles.py; its size threshold lowered)
+from lazyarray.backend import rowtiles
+rowtiles.LEAST_BYTES, rowtiles.TILE_BYTES = 0, 8 * 53 * 8
+rr = F @ G - G[:37]
+rt_w, rt_loss = xp.evaluate(G - 0.1 * (xp.linalg.matrix_transpose(F) @ rr), xp.sum(rr * rr))
+assert rowtiles.COUNTS.runs == 1, rowtiles.COUNTS.runs
+out.update(rowtiled_w=rt_w, rowtiled_loss=rt_loss)
 out.update(manyscalars=fs, mandel=cnt, mandelz=zr, manycomplex=cs, manyints=ints,
            manysum0=xp.sum(fs, axis=0), manysum1=xp.sum(fs * 0.5, axis=1),
            manymax=xp.max(fs - F, axis=1), manyargmin=xp.argmin(fs + F, axis=0),

@@ -1,0 +1,299 @@
+"""Row tiles: a product of a large matrix and a vector, the elementwise work on its
+result and a second product that contracts the same matrix's rows with that result
+(``X.T @ f(X @ w)``: the gradient of least squares, or of any linear model's loss) run
+tile by tile over the rows of ``X``.  Each tile of rows is read from memory by the
+first product and again from cache by the second, so ``X`` crosses the memory bus once
+instead of twice.
+
+A group is consecutive kernels of a program: the product ``X @ w`` (a matrix-vector
+product over the rows of ``X``), up to ``MAX_BETWEEN`` elementwise kernels over the
+same rows (each reading what the group wrote at the same rows only), and the product
+``X.T @ r`` (the same matrix, transposed, contracting its rows with a vector).  Each
+tile runs the group's kernels on its rows: the binding's meta array copied with the
+rows' sizes and offsets (as a chunk across threads is), so the interpreter and compiled
+kernels run it alike.  The second product writes one partial result per tile; the
+partials are added in tile order once every tile ran.  Tiles depend on the sizes only,
+so the result has the same bits at any thread count and in every tier; against the
+products run whole it differs by summation order (a reduction's allowed difference).
+"""
+from __future__ import annotations
+
+import array
+import ctypes
+from typing import Callable, Optional
+
+import numpy as np
+
+from . import parallel
+
+TILE_BYTES = 1 << 19  # rows of X per tile: within one core's L2 with room to spare
+LEAST_BYTES = 1 << 22  # a smaller X stays in cache between the two products anyway
+MAX_BETWEEN = 4  # elementwise kernels between the two products
+_FLOATS = ("float32", "float64")
+
+
+class Counts:
+    """Groups formed (bindings that tile) and their runs since the process began."""
+
+    __slots__ = ("groups", "runs")
+
+    def __init__(self) -> None:
+        self.groups = self.runs = 0
+
+
+COUNTS = Counts()
+
+
+class Group:
+    """Kernels ``first .. first + count - 1`` run tile by tile (``tiles``: (start, rows)
+    each, ``axes``: each kernel's axis along the rows).  ``parts``: (kernel index, buffer
+    slot, width, reduction op) of the kernels that reduce over the rows (the closing
+    product, and full reductions such as a loss): each writes ``width`` elements per tile
+    into its slot, which holds every tile's partial until they are combined."""
+
+    __slots__ = ("first", "count", "axes", "tiles", "parts")
+
+    def __init__(self, first: int, count: int, axes: list, tiles: list, parts: list) -> None:
+        self.first, self.count, self.axes, self.tiles = first, count, axes, tiles
+        self.parts = parts
+
+
+def find(sched, bound, kernels: list, combinable: frozenset) -> dict:
+    """The groups among ``kernels`` (consecutive kernel indices of one native stage):
+    {position in ``kernels`` of a group's first kernel: Group}.  ``combinable``: the
+    reductions whose partials may be combined (a full reduction in a group)."""
+    found: dict = {}
+    p = 0
+    while p < len(kernels):
+        group = _group_at(sched, bound, kernels, p, combinable)
+        if group is None:
+            p += 1
+            continue
+        found[p] = group
+        p += group.count
+    return found
+
+
+def _group_at(sched, bound, kernels: list, p: int, combinable) -> Optional[Group]:
+    first = kernels[p]
+    k, kb = sched.kernels[first], bound.kernels[first]
+    if not _matvec(k, kb, axis=0) or sched.buffer_dtypes[k.store.buf].name not in _FLOATS:
+        return None
+    rows, cols = kb.sizes[0], kb.sizes[2]
+    x = _matrix_load(k, kb, 0, 2)
+    if x is None or k.loads[1 - x].buf == k.loads[x].buf:
+        return None
+    xslot, (xpos, xst) = k.loads[x].buf, kb.loads[x]
+    row_bytes = cols * np.dtype(sched.buffer_dtypes[xslot].np).itemsize
+    length = max(8, (TILE_BYTES // max(row_bytes, 1)) // 8 * 8)
+    if rows * row_bytes < LEAST_BYTES or rows < 2 * length:
+        return None
+    meta = bound.meta
+    state = _State({k.store.buf: (meta[kb.store[0]], kb.store[1][0])},
+                   {k.loads[0].buf, k.loads[1].buf}, [0], [])
+    for q in range(p + 1, min(p + 2 + MAX_BETWEEN, len(kernels))):
+        i = kernels[q]
+        if i != first + (q - p):
+            return None
+        kq, kbq = sched.kernels[i], bound.kernels[i]
+        if kq.matmul:
+            return _closing(sched, bound, kernels, p, q, rows, cols, (xslot, meta[xpos], xst),
+                            state, length)
+        axis = _row_axis(kq, kbq, rows, combinable)
+        if axis is None or not _aligned(kq, kbq, axis, meta, state) \
+                or not _stores_fresh(kq, state):
+            return None
+        if kq.n_red:  # a full reduction over the rows: a partial per tile
+            if not _partial_store(sched, bound, kq, kbq, 1):
+                return None
+            state.parts.append((i, kq.store.buf, 1, kq.reduce))
+            state.reduced.add(kq.store.buf)
+        else:
+            state.written[kq.store.buf] = (meta[kbq.store[0]], kbq.store[1][axis])
+        state.read.update(a.buf for a in kq.loads)
+        state.axes.append(axis)
+    return None
+
+
+class _State:
+    """What a group under construction wrote (slot: (offset, step along the rows)), read,
+    reduced (full reductions' slots: no kernel of the group may read them) and its
+    kernels' row axes and partials."""
+
+    __slots__ = ("written", "read", "axes", "parts", "reduced")
+
+    def __init__(self, written: dict, read: set, axes: list, parts: list) -> None:
+        self.written, self.read, self.axes, self.parts = written, read, axes, parts
+        self.reduced: set = set()
+
+
+def _closing(sched, bound, kernels, p, q, rows, cols, xref, state, length) -> Optional[Group]:
+    """The group ending at ``kernels[q]`` when that product is ``X.T @ r``."""
+    i = kernels[q]
+    k, kb = sched.kernels[i], bound.kernels[i]
+    if not _matvec(k, kb, axis=2) or kb.sizes[2] != rows or kb.sizes[0] != cols \
+            or sched.buffer_dtypes[k.store.buf].name not in _FLOATS:
+        return None
+    x = _matrix_load(k, kb, 2, 0)
+    if x is None:
+        return None
+    xslot, xoff, xst = xref
+    (pos, st), v = kb.loads[x], 1 - x
+    # the same matrix, transposed: its rows along this product's k axis
+    if k.loads[x].buf != xslot or bound.meta[pos] != xoff or st[2] != xst[0] \
+            or st[0] != xst[2]:
+        return None
+    if kb.loads[v][1][0] != 0 or not _aligned(k, kb, 2, bound.meta, state, only=(v,)) \
+            or not _stores_fresh(k, state) or not _partial_store(sched, bound, k, kb, cols):
+        return None
+    tiles = [(s, min(length, rows - s)) for s in range(0, rows, length)]
+    if tiles[-1][1] == 1:  # a one-row product would take another path of the routine
+        tiles[-2:] = [(tiles[-2][0], tiles[-2][1] + 1)]
+    parts = state.parts + [(i, k.store.buf, cols, k.reduce)]
+    return Group(kernels[p], q - p + 1, state.axes + [2], tiles, parts)
+
+
+def _partial_store(sched, bound, k, kb, width: int) -> bool:
+    """``k`` writes ``width`` contiguous elements from the start of a buffer of its own
+    (which then has room for a partial per tile)."""
+    slot = k.store.buf
+    pos, st = kb.store
+    return (slot >= sched.n_inputs and slot not in sched.unwritten and bound.meta[pos] == 0
+            and (width == 1 or st[0] == 1) and _size(bound.shapes[slot]) == width
+            and not _multi_part(k.store))
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _matvec(k, kb, axis: int) -> bool:
+    """``k`` is a plain matrix-vector product over (m, 1, k) whose ``axis`` is the rows'."""
+    return (k.matmul and k.n_out == 2 and k.n_red == 1 and len(kb.sizes) == 3
+            and kb.sizes[1] == 1 and not k.outs and len(k.loads) == 2
+            and not any(a.dyn for a in k.loads) and not _multi_part(k.store))
+
+
+def _matrix_load(k, kb, rows_axis: int, cols_axis: int) -> Optional[int]:
+    """The load (0 or 1) that moves along both axes (the matrix), the other along
+    ``cols_axis`` (m, 1, k: the vector) or ``rows_axis`` only; None otherwise."""
+    for x in (0, 1):
+        st, other = kb.loads[x][1], kb.loads[1 - x][1]
+        if st[rows_axis] and st[cols_axis]:
+            return x if not (other[rows_axis] and other[cols_axis]) else None
+    return None
+
+
+def _row_axis(k, kb, rows: int, combinable) -> Optional[int]:
+    """The one axis of a kernel longer than 1, when it has ``rows`` elements and the
+    kernel is elementwise, or a full reduction whose partials combine (no gather, scan
+    or further output)."""
+    if k.matmul or k.scan or k.outs or any(a.dyn for a in k.loads) or _multi_part(k.store):
+        return None
+    if k.n_red and (k.n_out or k.reduce not in combinable):
+        return None
+    long = [a for a, n in enumerate(kb.sizes) if n > 1]
+    return long[0] if len(long) == 1 and kb.sizes[long[0]] == rows else None
+
+
+def _aligned(k, kb, axis: int, meta, state: _State, only=None) -> bool:
+    """Every load of ``k`` (or of ``only``) from a buffer the group wrote reads it at the
+    rows that were written (the same offset and step along the rows), and none reads a
+    full reduction of the group (complete only once every tile ran)."""
+    for j in (range(len(k.loads)) if only is None else only):
+        buf = k.loads[j].buf
+        if buf in state.reduced:
+            return False
+        got = state.written.get(buf)
+        if got is not None:
+            pos, st = kb.loads[j]
+            if (meta[pos], st[axis]) != got:
+                return False
+    return True
+
+
+def _stores_fresh(k, state: _State) -> bool:
+    """``k`` writes a buffer no earlier kernel of the group reads or writes."""
+    buf = k.store.buf
+    return buf not in state.written and buf not in state.read and buf not in state.reduced
+
+
+def _multi_part(access) -> bool:
+    return any(type(v) is tuple for v in access.chain)
+
+
+def tile_metas(group: Group, sched, bound) -> list:
+    """Per tile, the meta array with the group's kernels on the tile's rows (each
+    reduction over the rows writing the tile's partial)."""
+    metas = []
+    for t, (start, rows) in enumerate(group.tiles):
+        m = array.array("q", bound.meta)
+        for i, axis in zip(range(group.first, group.first + group.count), group.axes):
+            kb = bound.kernels[i]
+            m[sched.kernels[i].meta_base + axis] = rows
+            for pos, st in kb.loads + [kb.store]:
+                m[pos] += start * st[axis]
+        for i, _, width, _ in group.parts:
+            m[bound.kernels[i].store[0]] = t * width
+        metas.append(m)
+    return metas
+
+
+class Tiled:
+    """A group's run: its tiles as chunks of the native pool (each writes its own rows
+    and its own partials), then each reduction's partials combined in tile order into
+    the first elements of its buffer, which stands for the result from then on.
+    ``heads``: the sequencer's header per tile; ``keep``: the meta arrays they point
+    to; ``parts``: (slot, width, op, shape) per reduction over the rows; ``combine(op,
+    partials)``: a full reduction's partials combined (the runtime's, as for a
+    reduction split across threads)."""
+
+    __slots__ = ("fn", "fn_addr", "heads", "keep", "addrs", "addrs_at", "parts", "error",
+                 "combine")
+
+    def __init__(self, fn, heads: list, keep: list, parts: list, error: Callable,
+                 combine: Callable) -> None:
+        self.fn, self.heads, self.keep, self.parts = fn, heads, keep, parts
+        self.error, self.combine = error, combine
+        self.fn_addr = ctypes.cast(fn, ctypes.c_void_p).value
+        self.addrs = np.array([h.buffer_info()[0] for h in heads], np.int64)
+        self.addrs_at = self.addrs.ctypes.data
+        COUNTS.groups += 1
+
+    def allocations(self) -> list:
+        """(slot, elements) of the buffers that hold partials."""
+        return [(slot, len(self.heads) * width) for slot, width, _, _ in self.parts]
+
+    def run(self, bufs: list, addr: int, scal, err) -> None:
+        COUNTS.runs += 1
+        pool = parallel.pool()
+        n = len(self.heads)
+        if pool is not None:
+            self._run_pool(pool, addr, scal, n)
+        else:
+            for h in self.heads:
+                if self.fn(addr, h.buffer_info()[0], scal, err):
+                    raise self.error(err)
+        for slot, width, op, shape in self.parts:
+            flat = bufs[slot]
+            parts = flat.reshape(n, width)
+            flat[:width] = (np.add.reduce(parts, axis=0) if width > 1
+                            else self.combine(op, parts.reshape(n)))
+            bufs[slot] = flat[:width].reshape(shape)  # (a view: later kernels read flat)
+
+    def _run_pool(self, pool, addr: int, scal, n: int) -> None:
+        block = (ctypes.c_int64 * (5 * n))()  # buffer tables, then error records
+        block[0:n] = [addr] * n
+        heads = ctypes.addressof(block)
+        scal = scal if isinstance(scal, int) else ctypes.cast(scal, ctypes.c_void_p).value
+        w = pool.workers + 1  # rounds of a tile a thread: a call offers each worker one
+        for c in range(0, n, w):
+            m = min(w, n - c)
+            bad = pool.run(pool.addr, pool.workers, self.fn_addr, heads + 8 * c,
+                           self.addrs_at + 8 * c, scal, heads + 8 * n + 32 * c, m)
+            if bad:
+                at = n + 4 * (c + bad - 1)
+                raise self.error(block[at:at + 4])

@@ -1,0 +1,112 @@
+"""Row tiles (backend/rowtiles.py): ``X.T @ f(X @ w)`` run tile by tile over the rows
+of ``X``, so ``X`` is read from memory once.  The size threshold is lowered here so
+that small matrices form groups; each test uses shapes of its own (a binding is made
+once per program and sizes)."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray.backend import parallel, rowtiles
+
+
+@pytest.fixture
+def small_tiles(monkeypatch):
+    """Groups from any size on, in tiles of 8 rows of 40 float64 columns."""
+    monkeypatch.setattr(rowtiles, "LEAST_BYTES", 0)
+    monkeypatch.setattr(rowtiles, "TILE_BYTES", 8 * 40 * 8)
+
+
+def _gd(m, x, y, w):
+    r = m.matmul(x, w) - y
+    return w - 0.05 * m.matmul(x.T, r), m.sum(r * r)
+
+
+def _data(rows, cols, dtype=np.float64, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((rows, cols)).astype(dtype),
+            rng.standard_normal(rows).astype(dtype), rng.standard_normal(cols).astype(dtype))
+
+
+def _runs(fn):
+    before = rowtiles.COUNTS.runs
+    out = fn()
+    return out, rowtiles.COUNTS.runs - before
+
+
+@pytest.mark.parametrize("rows", [97, 81, 64])  # a short last tile, a one-row one (merged), even
+def test_a_gradient_step_runs_in_tiles_with_numpy_s_values(small_tiles, rows):
+    x, y, w = _data(rows, 40)
+    (wn, loss), runs = _runs(lambda: xp.evaluate(*_gd(xp, xp.asarray(x), xp.asarray(y),
+                                                      xp.asarray(w))))
+    assert runs == 1
+    want_w, want_loss = _gd(np, x, y, w)
+    np.testing.assert_allclose(np.asarray(wn), want_w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(float(loss), want_loss, rtol=1e-12)
+    assert np.asarray(wn).shape == (40,)
+
+
+def test_float32_and_jit(small_tiles):
+    x, y, w = _data(90, 40, np.float32, seed=1)
+    X, Y = xp.asarray(x), xp.asarray(y)
+    step = xp.jit(lambda w: _gd(xp, X, Y, w))
+    W = xp.asarray(w)
+    for _ in range(3):
+        (W, loss), runs = _runs(lambda: step(W))
+        assert runs == 1
+        want_w, want_loss = _gd(np, x, y, w)
+        w = want_w
+        np.testing.assert_allclose(np.asarray(W), want_w, rtol=2e-5, atol=2e-5)
+        np.testing.assert_allclose(float(loss), want_loss, rtol=2e-5)
+        assert np.asarray(W).dtype == np.float32
+
+
+def test_the_product_itself_as_an_output(small_tiles):
+    """The second product's buffer holds the tiles' partials: the output is its sum."""
+    x, y, w = _data(75, 40, seed=2)
+    X = xp.asarray(x)
+    t = X @ xp.asarray(w)
+    g, r = xp.evaluate(X.T @ (t * 2.0 - xp.asarray(y)), t)
+    want_t = x @ w
+    np.testing.assert_allclose(np.asarray(g), x.T @ (want_t * 2.0 - y), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(r), want_t, rtol=1e-12, atol=1e-12)
+
+
+def test_same_bits_on_the_pool_and_on_the_calling_thread(small_tiles, monkeypatch):
+    x, y, w = _data(99, 40, seed=3)
+    p = xp.compile(_gd(xp, xp.asarray(x), xp.asarray(y), xp.asarray(w))).prepare()
+    pooled = [np.asarray(a).copy() for a in p()]
+    monkeypatch.setattr(parallel, "pool", lambda wait=False: None)
+    (alone, runs) = _runs(lambda: [np.asarray(a).copy() for a in p()])
+    assert runs == 1
+    for a, b in zip(pooled, alone):
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("case", ["flipped", "shifted", "reads_the_loss"])
+def test_products_that_read_other_rows_are_not_tiled(small_tiles, case):
+    """The second product reads the vector at other rows than the first wrote, or an
+    elementwise kernel reads a reduction over the rows (complete only after every tile):
+    no group, and numpy's values."""
+    x, y, w = _data(70, 40, seed=4)
+    X, Y, W = xp.asarray(x), xp.asarray(y), xp.asarray(w)
+
+    def f(m, X, Y, W):
+        r = m.matmul(X, W) - Y
+        if case == "flipped":
+            v = m.flip(r, axis=0)
+        elif case == "shifted":
+            v = m.concat([r[1:], r[:1]])
+        else:
+            v = r - m.sum(r * r)
+        return m.matmul(X.T, v)
+    g, runs = _runs(lambda: np.asarray(f(xp, X, Y, W)))
+    assert runs == 0
+    np.testing.assert_allclose(g, f(np, x, y, w), rtol=1e-12, atol=1e-12)
+
+
+def test_small_matrices_are_not_tiled():
+    x, y, w = _data(120, 30, seed=5)
+    (wn, loss), runs = _runs(lambda: xp.evaluate(*_gd(xp, xp.asarray(x), xp.asarray(y),
+                                                      xp.asarray(w))))
+    assert runs == 0
+    np.testing.assert_allclose(np.asarray(wn), _gd(np, x, y, w)[0], rtol=1e-12, atol=1e-12)
