@@ -110,3 +110,62 @@ def test_small_matrices_are_not_tiled():
                                                       xp.asarray(w))))
     assert runs == 0
     np.testing.assert_allclose(np.asarray(wn), _gd(np, x, y, w)[0], rtol=1e-12, atol=1e-12)
+
+
+def _random_program(rnd, rng):
+    """A random program around X.T @ f(X @ w): X plain, a slice, a transpose or strided;
+    elementwise work between; a reduction over the rows or none; the second product
+    reading the vector at the same rows, reversed or shifted."""
+    rows, cols = rnd.randint(2, 90), rnd.randint(1, 40)
+    dt = rnd.choice([np.float64, np.float32])
+    base = rng.standard_normal((2 * rows + 3, cols + 5)).astype(dt)
+    kind = rnd.choice(["plain", "slice", "T", "strided"])
+    if kind == "plain":
+        xn = np.ascontiguousarray(base[:rows, :cols])
+        xl = xp.asarray(xn)
+    elif kind == "slice":
+        xn, xl = base[1:rows + 1, 2:cols + 2], xp.asarray(base)[1:rows + 1, 2:cols + 2]
+    elif kind == "T":
+        bt = np.ascontiguousarray(base[:rows, :cols].T)
+        xn, xl = bt.T, xp.asarray(bt).T
+    else:
+        xn, xl = base[:2 * rows:2, :cols], xp.asarray(base)[:2 * rows:2, :cols]
+    w, y = rng.standard_normal(cols).astype(dt), rng.standard_normal(rows).astype(dt)
+    ops = [rnd.randrange(6) for _ in range(rnd.randint(0, 4))]
+    closing = rnd.choice(["same", "same", "flip", "shift"])
+    red = rnd.choice([None, "sum", "max", "min"])
+
+    def prog(m, X, W, Y):
+        r = m.matmul(X, W)
+        for o in ops:
+            r = (r - Y, r * 0.5, m.tanh(r), m.abs(r) + 1.0, m.where(r > 0, r, 0.1 * r),
+                 r * Y)[o]
+        outs = [] if red is None else [getattr(m, red)(r * r)]
+        v = r
+        if closing == "flip":
+            v = m.flip(r, axis=0)
+        elif closing == "shift":
+            v = m.concat([r[1:], r[:1]])
+        return [W - 0.1 * m.matmul(X.T, v)] + outs
+    return prog, (xn, w, y), (xl, xp.asarray(w), xp.asarray(y)), dt
+
+
+def test_random_programs_around_the_pattern(monkeypatch):
+    """Tiles of 1 to 64 rows over random layouts of X, against numpy: every result
+    right whether a group formed or not (and groups do form)."""
+    import random
+    monkeypatch.setattr(rowtiles, "LEAST_BYTES", 0)
+    rnd, rng = random.Random(7), np.random.default_rng(7)
+    formed = 0
+    for _ in range(80):
+        monkeypatch.setattr(rowtiles, "TILE_BYTES", rnd.choice([64, 200, 512, 4096]))
+        prog, np_args, lazy_args, dt = _random_program(rnd, rng)
+        res, runs = _runs(lambda: xp.evaluate(*prog(xp, *lazy_args)))
+        formed += runs
+        got = res if isinstance(res, tuple) else (res,)
+        tol = 1e-4 if dt == np.float32 else 1e-10
+        for a, b in zip(got, prog(np, *np_args)):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.shape == b.shape and a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol * (1 + np.max(np.abs(b))))
+    assert formed >= 15
