@@ -19,6 +19,7 @@ from typing import Callable
 from . import native, runtime, tiers
 from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCALAR_TYPES, SCAN, VIEW, Node, Op
 from .merge import merge
+from .sink import sink
 from .schedule import Schedule, schedule
 
 MAX_ENTRIES = 1024  # schedules and bound runners; evicted ones are rebuilt
@@ -305,7 +306,7 @@ class ProgramCache:
         if sched is None:
             if callable(nodes):
                 nodes = nodes()
-            sched = merge(schedule(nodes, list(outputs), gkey[0]), nodes)
+            sched = sink(merge(schedule(nodes, list(outputs), gkey[0]), nodes))
             with self.lock:
                 self.schedules.put(gkey, sched)
         return sched

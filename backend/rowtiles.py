@@ -1,17 +1,21 @@
-"""Row tiles: a product of a large matrix and a vector, the elementwise work on its
-result and a second product that contracts the same matrix's rows with that result
-(``X.T @ f(X @ w)``: the gradient of least squares, or of any linear model's loss) run
-tile by tile over the rows of ``X``.  Each tile of rows is read from memory by the
-first product and again from cache by the second, so ``X`` crosses the memory bus once
-instead of twice.
+"""Row tiles: a product of a large matrix and a vector or a narrow matrix, the work on
+its result row by row and a second product that contracts the same matrix's rows with
+that result (``X.T @ f(X @ w)``: the gradient of least squares, of a softmax regression,
+or of any linear model's loss) run tile by tile over the rows of ``X``.  Each tile of
+rows is read from memory by the first product and again from cache by the second, so
+``X`` crosses the memory bus once instead of twice.
 
-A group is consecutive kernels of a program: the product ``X @ w`` (a matrix-vector
-product over the rows of ``X``), up to ``MAX_BETWEEN`` elementwise kernels over the
-same rows (each reading what the group wrote at the same rows only), and the product
-``X.T @ r`` (the same matrix, transposed, contracting its rows with a vector).  Each
-tile runs the group's kernels on its rows: the binding's meta array copied with the
-rows' sizes and offsets (as a chunk across threads is), so the interpreter and compiled
-kernels run it alike.  The second product writes one partial result per tile; the
+A group is consecutive kernels of a program: the product ``X @ W`` (over the rows of
+``X``; ``W`` a vector or a matrix of a few columns), up to ``MAX_BETWEEN`` kernels that
+work row by row (elementwise, or reducing within each row: a softmax's max and sum), full
+reductions over the rows (a loss), and the product ``X.T @ R`` (the same matrix,
+transposed, contracting its rows with ``R``).  Every kernel's outermost axis longer than
+1 walks the rows (``c`` elements per row: 1, or the row's length where its axes were
+coalesced); every read of what the group wrote stays within the rows that were written,
+and every buffer it writes is written whole rows at a time.  Each tile runs the group's
+kernels on its rows: the binding's meta array copied with the rows' sizes and offsets
+(as a chunk across threads is), so the interpreter and compiled kernels run it alike.
+The second product and each full reduction write one partial result per tile; the
 partials are added in tile order once every tile ran.  Tiles depend on the sizes only,
 so the result has the same bits at any thread count and in every tier; against the
 products run whole it differs by summation order (a reduction's allowed difference).
@@ -28,7 +32,8 @@ from . import parallel
 
 TILE_BYTES = 1 << 19  # rows of X per tile: within one core's L2 with room to spare
 LEAST_BYTES = 1 << 22  # a smaller X stays in cache between the two products anyway
-MAX_BETWEEN = 4  # elementwise kernels between the two products
+MAX_BETWEEN = 6  # kernels between the two products
+MAX_COLUMNS = 64  # columns of W (a wider product is compute-bound: nothing to save)
 _FLOATS = ("float32", "float64")
 
 
@@ -46,10 +51,11 @@ COUNTS = Counts()
 
 class Group:
     """Kernels ``first .. first + count - 1`` run tile by tile (``tiles``: (start, rows)
-    each, ``axes``: each kernel's axis along the rows).  ``parts``: (kernel index, buffer
-    slot, width, reduction op) of the kernels that reduce over the rows (the closing
-    product, and full reductions such as a loss): each writes ``width`` elements per tile
-    into its slot, which holds every tile's partial until they are combined."""
+    each; ``axes``: each kernel's (axis along the rows, elements per row on it)).
+    ``parts``: (kernel index, buffer slot, width, reduction op) of the kernels that
+    reduce over the rows (the closing product, full reductions such as a loss): each
+    writes ``width`` elements per tile into its slot, which holds every tile's partial
+    until they are combined."""
 
     __slots__ = ("first", "count", "axes", "tiles", "parts")
 
@@ -74,13 +80,30 @@ def find(sched, bound, kernels: list, combinable: frozenset) -> dict:
     return found
 
 
+class _State:
+    """A group under construction: what it wrote (slot: (offset, pitch): the elements
+    from one row to the next), read, and reduced over the rows (full reductions' slots:
+    complete only once every tile ran, so no kernel of the group may read them); its
+    kernels' (axis, elements per row) and partials."""
+
+    __slots__ = ("rows", "written", "read", "reduced", "axes", "parts")
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+        self.written: dict = {}
+        self.read: set = set()
+        self.reduced: set = set()
+        self.axes: list = []
+        self.parts: list = []
+
+
 def _group_at(sched, bound, kernels: list, p: int, combinable) -> Optional[Group]:
     first = kernels[p]
     k, kb = sched.kernels[first], bound.kernels[first]
-    if not _matvec(k, kb, axis=0) or sched.buffer_dtypes[k.store.buf].name not in _FLOATS:
+    if not _product(k, kb) or sched.buffer_dtypes[k.store.buf].name not in _FLOATS:
         return None
     rows, cols = kb.sizes[0], kb.sizes[2]
-    x = _matrix_load(k, kb, 0, 2)
+    x = _matrix_load(kb, 0, 2)
     if x is None or k.loads[1 - x].buf == k.loads[x].buf:
         return None
     xslot, (xpos, xst) = k.loads[x].buf, kb.loads[x]
@@ -88,53 +111,73 @@ def _group_at(sched, bound, kernels: list, p: int, combinable) -> Optional[Group
     length = max(8, (TILE_BYTES // max(row_bytes, 1)) // 8 * 8)
     if rows * row_bytes < LEAST_BYTES or rows < 2 * length:
         return None
-    meta = bound.meta
-    state = _State({k.store.buf: (meta[kb.store[0]], kb.store[1][0])},
-                   {k.loads[0].buf, k.loads[1].buf}, [0], [])
+    meta, state = bound.meta, _State(rows)
+    if not _add(state, k, kb, 0, 1, meta):
+        return None
     for q in range(p + 1, min(p + 2 + MAX_BETWEEN, len(kernels))):
         i = kernels[q]
         if i != first + (q - p):
             return None
         kq, kbq = sched.kernels[i], bound.kernels[i]
         if kq.matmul:
-            return _closing(sched, bound, kernels, p, q, rows, cols, (xslot, meta[xpos], xst),
+            return _closing(sched, bound, kernels, p, q, cols, (xslot, meta[xpos], xst),
                             state, length)
-        axis = _row_axis(kq, kbq, rows, combinable)
-        if axis is None or not _aligned(kq, kbq, axis, meta, state) \
-                or not _stores_fresh(kq, state):
+        role = _row_axis(kq, kbq, rows, combinable)
+        if role is None or not _aligned(kq, kbq, role, meta, state):
             return None
-        if kq.n_red:  # a full reduction over the rows: a partial per tile
-            if not _partial_store(sched, bound, kq, kbq, 1):
+        axis, per_row = role
+        if kq.n_out == 0:  # a full reduction over the rows: a partial per tile
+            if not _stores_fresh(kq, state) or not _partial_store(sched, bound, kq, kbq, 1):
                 return None
             state.parts.append((i, kq.store.buf, 1, kq.reduce))
             state.reduced.add(kq.store.buf)
-        else:
-            state.written[kq.store.buf] = (meta[kbq.store[0]], kbq.store[1][axis])
-        state.read.update(a.buf for a in kq.loads)
-        state.axes.append(axis)
+            state.read.update(a.buf for a in kq.loads)
+            state.axes.append(role)
+        elif not _add(state, kq, kbq, axis, per_row, meta):
+            return None
     return None
 
 
-class _State:
-    """What a group under construction wrote (slot: (offset, step along the rows)), read,
-    reduced (full reductions' slots: no kernel of the group may read them) and its
-    kernels' row axes and partials."""
+def _add(state: _State, k, kb, axis: int, per_row: int, meta) -> bool:
+    """Take ``k`` (its loads checked) into the group: its store and further outputs
+    (backend/merge.py: stored through load entries) must be buffers no earlier kernel
+    of the group touched, written whole rows at a time."""
+    stores = [(k.store.buf, kb.store)] + [(k.loads[j].buf, kb.loads[j]) for _, j in k.outs]
+    if len({buf for buf, _ in stores}) != len(stores):
+        return False
+    written = {}
+    for buf, (pos, st) in stores:
+        pitch = _whole_rows(kb.sizes, st, axis, per_row, k.n_out)
+        if pitch is None or not _fresh(buf, state):
+            return False
+        written[buf] = (meta[pos], pitch)
+    state.written.update(written)
+    state.read.update(a.buf for a in k.loads)
+    state.axes.append((axis, per_row))
+    return True
 
-    __slots__ = ("written", "read", "axes", "parts", "reduced")
 
-    def __init__(self, written: dict, read: set, axes: list, parts: list) -> None:
-        self.written, self.read, self.axes, self.parts = written, read, axes, parts
-        self.reduced: set = set()
+def _whole_rows(sizes, st, axis: int, per_row: int, n_out: int) -> Optional[int]:
+    """The pitch (elements from one row to the next) of a store that writes its rows
+    whole and contiguously (C order over the output axes), else None."""
+    inner = sorted((st[j], sizes[j]) for j in range(n_out) if j != axis and sizes[j] > 1)
+    extent = 1
+    for stride, size in inner:
+        if stride != extent:
+            return None
+        extent *= size
+    return per_row * st[axis] if st[axis] == extent else None
 
 
-def _closing(sched, bound, kernels, p, q, rows, cols, xref, state, length) -> Optional[Group]:
-    """The group ending at ``kernels[q]`` when that product is ``X.T @ r``."""
+def _closing(sched, bound, kernels, p, q, cols, xref, state, length) -> Optional[Group]:
+    """The group ending at ``kernels[q]`` when that product is ``X.T @ R``."""
     i = kernels[q]
     k, kb = sched.kernels[i], bound.kernels[i]
-    if not _matvec(k, kb, axis=2) or kb.sizes[2] != rows or kb.sizes[0] != cols \
+    rows = state.rows
+    if not _product(k, kb) or kb.sizes[2] != rows or kb.sizes[0] != cols \
             or sched.buffer_dtypes[k.store.buf].name not in _FLOATS:
         return None
-    x = _matrix_load(k, kb, 2, 0)
+    x = _matrix_load(kb, 2, 0)
     if x is None:
         return None
     xslot, xoff, xst = xref
@@ -143,23 +186,29 @@ def _closing(sched, bound, kernels, p, q, rows, cols, xref, state, length) -> Op
     if k.loads[x].buf != xslot or bound.meta[pos] != xoff or st[2] != xst[0] \
             or st[0] != xst[2]:
         return None
-    if kb.loads[v][1][0] != 0 or not _aligned(k, kb, 2, bound.meta, state, only=(v,)) \
-            or not _stores_fresh(k, state) or not _partial_store(sched, bound, k, kb, cols):
+    width = cols * kb.sizes[1]
+    if not _aligned(k, kb, (2, 1), bound.meta, state, only=(v,)) \
+            or not _stores_fresh(k, state) or not _partial_store(sched, bound, k, kb, width):
         return None
     tiles = [(s, min(length, rows - s)) for s in range(0, rows, length)]
     if tiles[-1][1] == 1:  # a one-row product would take another path of the routine
         tiles[-2:] = [(tiles[-2][0], tiles[-2][1] + 1)]
-    parts = state.parts + [(i, k.store.buf, cols, k.reduce)]
-    return Group(kernels[p], q - p + 1, state.axes + [2], tiles, parts)
+    parts = state.parts + [(i, k.store.buf, width, k.reduce)]
+    return Group(kernels[p], q - p + 1, state.axes + [(2, 1)], tiles, parts)
 
 
 def _partial_store(sched, bound, k, kb, width: int) -> bool:
-    """``k`` writes ``width`` contiguous elements from the start of a buffer of its own
+    """``k`` writes ``width`` elements in C order from the start of a buffer of its own
     (which then has room for a partial per tile)."""
     slot = k.store.buf
     pos, st = kb.store
-    return (slot >= sched.n_inputs and slot not in sched.unwritten and bound.meta[pos] == 0
-            and (width == 1 or st[0] == 1) and _size(bound.shapes[slot]) == width
+    if k.matmul:  # (m, n, k): the (m, n) result, k not moving
+        contiguous = st[1] == 1 or kb.sizes[1] == 1
+        contiguous = contiguous and (st[0] == kb.sizes[1] or kb.sizes[0] == 1)
+    else:
+        contiguous = True  # a full reduction: one element
+    return (contiguous and slot >= sched.n_inputs and slot not in sched.unwritten
+            and bound.meta[pos] == 0 and _size(bound.shapes[slot]) == width
             and not _multi_part(k.store))
 
 
@@ -170,54 +219,73 @@ def _size(shape) -> int:
     return n
 
 
-def _matvec(k, kb, axis: int) -> bool:
-    """``k`` is a plain matrix-vector product over (m, 1, k) whose ``axis`` is the rows'."""
+def _product(k, kb) -> bool:
+    """``k`` is a plain matrix product over (m, n, k), n at most ``MAX_COLUMNS``."""
     return (k.matmul and k.n_out == 2 and k.n_red == 1 and len(kb.sizes) == 3
-            and kb.sizes[1] == 1 and not k.outs and len(k.loads) == 2
+            and kb.sizes[1] <= MAX_COLUMNS and not k.outs and len(k.loads) == 2
             and not any(a.dyn for a in k.loads) and not _multi_part(k.store))
 
 
-def _matrix_load(k, kb, rows_axis: int, cols_axis: int) -> Optional[int]:
-    """The load (0 or 1) that moves along both axes (the matrix), the other along
-    ``cols_axis`` (m, 1, k: the vector) or ``rows_axis`` only; None otherwise."""
+def _matrix_load(kb, rows_axis: int, cols_axis: int) -> Optional[int]:
+    """The load (0 or 1) that moves along both axes (the matrix) while the other does
+    not move along the product's m axis (0); None otherwise."""
     for x in (0, 1):
         st, other = kb.loads[x][1], kb.loads[1 - x][1]
         if st[rows_axis] and st[cols_axis]:
-            return x if not (other[rows_axis] and other[cols_axis]) else None
+            return x if other[0] == 0 else None
     return None
 
 
-def _row_axis(k, kb, rows: int, combinable) -> Optional[int]:
-    """The one axis of a kernel longer than 1, when it has ``rows`` elements and the
-    kernel is elementwise, or a full reduction whose partials combine (no gather, scan
-    or further output)."""
-    if k.matmul or k.scan or k.outs or any(a.dyn for a in k.loads) or _multi_part(k.store):
+def _row_axis(k, kb, rows: int, combinable) -> Optional[tuple]:
+    """(axis, elements per row) of a kernel that works row by row: its outermost axis
+    longer than 1 has a multiple of ``rows`` elements, and it is elementwise, reduces
+    within rows (that axis an output one) or is a full reduction whose partials combine
+    (no gather or scan)."""
+    if k.matmul or k.scan or any(a.dyn for a in k.loads) or _multi_part(k.store) \
+            or (k.outs and k.n_red):
         return None
-    if k.n_red and (k.n_out or k.reduce not in combinable):
+    axis = next((a for a, n in enumerate(kb.sizes) if n > 1), None)
+    if axis is None or kb.sizes[axis] % rows:
         return None
-    long = [a for a, n in enumerate(kb.sizes) if n > 1]
-    return long[0] if len(long) == 1 and kb.sizes[long[0]] == rows else None
+    if k.n_out == 0 and k.reduce not in combinable:
+        return None
+    if k.n_out and axis >= k.n_out:
+        return None
+    return axis, kb.sizes[axis] // rows
 
 
-def _aligned(k, kb, axis: int, meta, state: _State, only=None) -> bool:
-    """Every load of ``k`` (or of ``only``) from a buffer the group wrote reads it at the
-    rows that were written (the same offset and step along the rows), and none reads a
-    full reduction of the group (complete only once every tile ran)."""
+def _aligned(k, kb, role: tuple, meta, state: _State, only=None) -> bool:
+    """Every load of ``k`` (or of ``only``) from a buffer the group wrote stays within
+    the rows that were written (the same offset and pitch, and its other axes within a
+    row), and none reads a full reduction of the group."""
+    axis, per_row = role
     for j in (range(len(k.loads)) if only is None else only):
         buf = k.loads[j].buf
         if buf in state.reduced:
             return False
         got = state.written.get(buf)
-        if got is not None:
-            pos, st = kb.loads[j]
-            if (meta[pos], st[axis]) != got:
-                return False
+        if got is None:
+            continue
+        pos, st = kb.loads[j]
+        if (meta[pos], per_row * st[axis]) != got or st[axis] <= 0:
+            return False
+        spread = 0
+        for a, (n, stride) in enumerate(zip(kb.sizes, st)):
+            if a != axis and n > 1:
+                if stride < 0:
+                    return False
+                spread += (n - 1) * stride
+        if spread >= st[axis]:
+            return False
     return True
 
 
 def _stores_fresh(k, state: _State) -> bool:
     """``k`` writes a buffer no earlier kernel of the group reads or writes."""
-    buf = k.store.buf
+    return _fresh(k.store.buf, state)
+
+
+def _fresh(buf: int, state: _State) -> bool:
     return buf not in state.written and buf not in state.read and buf not in state.reduced
 
 
@@ -231,11 +299,12 @@ def tile_metas(group: Group, sched, bound) -> list:
     metas = []
     for t, (start, rows) in enumerate(group.tiles):
         m = array.array("q", bound.meta)
-        for i, axis in zip(range(group.first, group.first + group.count), group.axes):
+        for i, (axis, per_row) in zip(range(group.first, group.first + group.count),
+                                      group.axes):
             kb = bound.kernels[i]
-            m[sched.kernels[i].meta_base + axis] = rows
+            m[sched.kernels[i].meta_base + axis] = rows * per_row
             for pos, st in kb.loads + [kb.store]:
-                m[pos] += start * st[axis]
+                m[pos] += start * per_row * st[axis]
         for i, _, width, _ in group.parts:
             m[bound.kernels[i].store[0]] = t * width
         metas.append(m)

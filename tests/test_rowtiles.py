@@ -113,10 +113,12 @@ def test_small_matrices_are_not_tiled():
 
 
 def _random_program(rnd, rng):
-    """A random program around X.T @ f(X @ w): X plain, a slice, a transpose or strided;
-    elementwise work between; a reduction over the rows or none; the second product
-    reading the vector at the same rows, reversed or shifted."""
+    """A random program around X.T @ f(X @ W): X plain, a slice, a transpose or strided;
+    W a vector or a matrix of a few columns; work between row by row (elementwise, a
+    softmax's max and sum within rows); a loss over the rows (with a scalar epilogue) or
+    none; the second product reading its operand at the same rows, reversed or shifted."""
     rows, cols = rnd.randint(2, 90), rnd.randint(1, 40)
+    wide = rnd.choice([None, None, 2, 5])
     dt = rnd.choice([np.float64, np.float32])
     base = rng.standard_normal((2 * rows + 3, cols + 5)).astype(dt)
     kind = rnd.choice(["plain", "slice", "T", "strided"])
@@ -130,17 +132,22 @@ def _random_program(rnd, rng):
         xn, xl = bt.T, xp.asarray(bt).T
     else:
         xn, xl = base[:2 * rows:2, :cols], xp.asarray(base)[:2 * rows:2, :cols]
-    w, y = rng.standard_normal(cols).astype(dt), rng.standard_normal(rows).astype(dt)
-    ops = [rnd.randrange(6) for _ in range(rnd.randint(0, 4))]
+    wshape, yshape = ((cols,), (rows,)) if wide is None else ((cols, wide), (rows, wide))
+    w, y = rng.standard_normal(wshape).astype(dt), rng.standard_normal(yshape).astype(dt)
+    ops = [rnd.randrange(7 if wide else 6) for _ in range(rnd.randint(0, 4))]
     closing = rnd.choice(["same", "same", "flip", "shift"])
     red = rnd.choice([None, "sum", "max", "min"])
 
     def prog(m, X, W, Y):
         r = m.matmul(X, W)
         for o in ops:
-            r = (r - Y, r * 0.5, m.tanh(r), m.abs(r) + 1.0, m.where(r > 0, r, 0.1 * r),
-                 r * Y)[o]
-        outs = [] if red is None else [getattr(m, red)(r * r)]
+            if o == 6:  # within rows: a softmax
+                e = m.exp(r - m.max(r, axis=1, keepdims=True))
+                r = e / m.sum(e, axis=1, keepdims=True)
+            else:
+                r = (r - Y, r * 0.5, m.tanh(r), m.abs(r) + 1.0, m.where(r > 0, r, 0.1 * r),
+                     r * Y)[o]
+        outs = [] if red is None else [getattr(m, red)(r * r) / 3.0 - 1.0]
         v = r
         if closing == "flip":
             v = m.flip(r, axis=0)
@@ -169,3 +176,47 @@ def test_random_programs_around_the_pattern(monkeypatch):
             assert a.shape == b.shape and a.dtype == b.dtype
             np.testing.assert_allclose(a, b, rtol=tol, atol=tol * (1 + np.max(np.abs(b))))
     assert formed >= 15
+
+
+def test_a_softmax_regression_step_runs_in_tiles(small_tiles):
+    """W of several columns, a softmax within each row between the products, the loss
+    with its scalar epilogue (moved after the group by backend/sink.py)."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((83, 40))
+    y = np.eye(4)[rng.integers(0, 4, 83)]
+
+    def step(m, X, Y, W):
+        z = X @ W
+        e = m.exp(z - m.max(z, axis=1, keepdims=True))
+        p = e / m.sum(e, axis=1, keepdims=True)
+        return W - 0.5 * (X.T @ (p - Y)) / 83, -m.sum(Y * m.log(p)) / 83
+    w = rng.standard_normal((40, 4)) * 0.1
+    X, Y = xp.asarray(x), xp.asarray(y)
+    W, w_np = xp.asarray(w), w
+    jitted = xp.jit(lambda W: step(xp, X, Y, W))
+    for fn in (lambda W: step(xp, X, Y, W), jitted):
+        for _ in range(3):
+            before = rowtiles.COUNTS.runs
+            W, loss = fn(W)
+            loss = float(loss)  # (the new weights computed with it: a sibling)
+            np.asarray(W)
+            w_np, loss_np = step(np, x, y, w_np)
+            assert rowtiles.COUNTS.runs - before == 1
+            np.testing.assert_allclose(np.asarray(W), w_np, rtol=1e-12, atol=1e-13)
+            np.testing.assert_allclose(loss, loss_np, rtol=1e-12)
+
+
+def test_a_scalar_kernel_moves_after_the_kernels_it_does_not_feed():
+    """sink: a reduction's epilogue (a kernel over no axes) runs after the elementwise
+    kernel the scheduler put after it, with the same results."""
+    from lazyarray.backend.sink import _scalar
+    a = np.linspace(-1, 1, 5000)
+    x = xp.asarray(a)
+    total = xp.sum(x * x) / 7.0 - 1.0
+    other = xp.sin(x) * 2.0
+    p = xp.compile((total, other)).prepare()
+    kinds = [_scalar(k) for k in p._program.schedule.kernels]
+    assert kinds[-1] and not any(kinds[:-1]), kinds
+    t, o = p()
+    np.testing.assert_allclose(float(t), np.sum(a * a) / 7.0 - 1.0, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(o), np.sin(a) * 2.0, rtol=1e-15)
