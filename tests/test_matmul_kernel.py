@@ -148,6 +148,29 @@ def test_row_ranges_give_the_same_bits(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_narrow_products_past_the_direct_limit(dtype):
+    """At most one direct column tile of columns (n <= nr of the direct path): the
+    direct path however large the product (A read in place, not packed), over several
+    k blocks, with a transposed A too; values within the bound, and row ranges with the
+    whole's bits.  One column more takes the packed path."""
+    t = mm.tilings()[dtype]
+    nr = t.dnv * t.lanes
+    k = 2 * t.kc + 37
+    rng = np.random.default_rng(21)
+    for n in (2, 5, nr, nr + 1):
+        m = t.direct_work // (n * k) + 3 * t.dmr + 5  # past the direct path's size limit
+        a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+        A, B = xp.asarray(a), xp.asarray(b)
+        whole = A @ B
+        assert_matmul_close(whole, a, b)
+        whole = np.asarray(whole)
+        for lo, hi in [(0, t.dmr), (3, 3 * t.dmr + 1), (m - 2, m)]:
+            assert np.array_equal(np.asarray(A[lo:hi] @ B), whole[lo:hi]), (n, lo, hi)
+        at = np.ascontiguousarray(a.T)
+        assert_matmul_close(xp.asarray(at).T @ B, a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_thread_counts_give_the_same_bits(monkeypatch, dtype):
     """Rows split into chunks (here rounds of them: always split) give the bits of one
     call, as they take the direct path where the whole takes the packed one."""
