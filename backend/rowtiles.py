@@ -1,7 +1,7 @@
-"""Row tiles: a product of a large matrix and a vector or a narrow matrix, the work on
-its result row by row and a second product that contracts the same matrix's rows with
-that result (``X.T @ f(X @ w)``: the gradient of least squares, of a softmax regression,
-or of any linear model's loss) run tile by tile over the rows of ``X``.  Each tile of
+"""Row tiles: a product of a large matrix and a vector (or a narrow matrix: see
+``MAX_COLUMNS``), the work on its result row by row and a second product that contracts
+the same matrix's rows with that result (``X.T @ f(X @ w)``: the gradient of least
+squares, or of a linear model's loss) run tile by tile over the rows of ``X``.  Each tile of
 rows is read from memory by the first product and again from cache by the second, so
 ``X`` crosses the memory bus once instead of twice.
 
@@ -33,7 +33,11 @@ from . import parallel
 TILE_BYTES = 1 << 19  # rows of X per tile: within one core's L2 with room to spare
 LEAST_BYTES = 1 << 22  # a smaller X stays in cache between the two products anyway
 MAX_BETWEEN = 6  # kernels between the two products
-MAX_COLUMNS = 64  # columns of W (a wider product is compute-bound: nothing to save)
+# Columns of W.  Groups with W of several columns are correct (tests raise this), but
+# measured slower than the products run whole once those take the GEMM routine's direct
+# path (2000^2 X, 2-10 columns: 2.4-3.5 ms tiled against 1.7-3.2 whole): the second
+# product's partials (columns x width per tile) cost more than the second pass over X.
+MAX_COLUMNS = 1
 _FLOATS = ("float32", "float64")
 
 

@@ -11,9 +11,11 @@ from lazyarray.backend import parallel, rowtiles
 
 @pytest.fixture
 def small_tiles(monkeypatch):
-    """Groups from any size on, in tiles of 8 rows of 40 float64 columns."""
+    """Groups from any size on, in tiles of 8 rows of 40 float64 columns, W of up to 64
+    columns too (off by default: rowtiles.MAX_COLUMNS)."""
     monkeypatch.setattr(rowtiles, "LEAST_BYTES", 0)
     monkeypatch.setattr(rowtiles, "TILE_BYTES", 8 * 40 * 8)
+    monkeypatch.setattr(rowtiles, "MAX_COLUMNS", 64)
 
 
 def _gd(m, x, y, w):
@@ -162,6 +164,7 @@ def test_random_programs_around_the_pattern(monkeypatch):
     right whether a group formed or not (and groups do form)."""
     import random
     monkeypatch.setattr(rowtiles, "LEAST_BYTES", 0)
+    monkeypatch.setattr(rowtiles, "MAX_COLUMNS", 64)
     rnd, rng = random.Random(7), np.random.default_rng(7)
     formed = 0
     for _ in range(80):
@@ -220,3 +223,15 @@ def test_a_scalar_kernel_moves_after_the_kernels_it_does_not_feed():
     t, o = p()
     np.testing.assert_allclose(float(t), np.sum(a * a) / 7.0 - 1.0, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(o), np.sin(a) * 2.0, rtol=1e-15)
+
+
+def test_a_matrix_w_is_not_tiled_by_default(monkeypatch):
+    """W of several columns: the products run whole (``MAX_COLUMNS``: measured faster)."""
+    monkeypatch.setattr(rowtiles, "LEAST_BYTES", 0)
+    monkeypatch.setattr(rowtiles, "TILE_BYTES", 8 * 40 * 8)
+    x, y, _ = _data(70, 40, seed=6)
+    w = np.random.default_rng(6).standard_normal((40, 3))
+    g, runs = _runs(lambda: np.asarray(_gd(xp, xp.asarray(x), xp.asarray(y[:, None]),
+                                           xp.asarray(w))[0]))
+    assert runs == 0
+    np.testing.assert_allclose(g, _gd(np, x, y[:, None], w)[0], rtol=1e-12, atol=1e-12)
