@@ -8,7 +8,7 @@ that calls it, since optimising it takes a few hundred milliseconds.  It picks
 a path at run time:
 
 * ``direct`` (small or narrow problems whose B and output rows are contiguous:
-  m * n * k within ``direct_work``, or n within one of its column tiles): a
+  m * n * k within ``direct_work``, or n within two of its column tiles): a
   register-tiled micro-kernel reads A and B in place, masked loads and stores
   cover the edges; no scratch memory.  A narrow product (a tall X times a W of a
   few columns) reads A once, where packing would copy all of it to use each
@@ -282,11 +282,12 @@ class _Gemm:
         with b.if_then(gemv_t):
             b.call(self.vecmat, [B, sbk, A, sak, C, M, K])
             b.ret_void()
-        # Few columns (one of the direct path's column tiles): packing would copy all of
-        # A to use each element a few times (2000^2 @ 2000x2: 5.0 ms packed against
-        # numpy's 2.3); in place, A streams once.  (Both paths sum in the same k
-        # blocks: the same bits.)
-        narrow = b.icmp_signed("<=", N, self.c64(self.t.dnv * self.t.lanes))
+        # Few columns (two of the direct path's column tiles at most): packing would copy
+        # all of A to use each element a few times (2000^2 @ 2000x2: 5.0 ms packed
+        # against numpy's 2.3); in place, A streams once a column tile (at 2000x32 two
+        # streams: 1.4-1.8 ms against 2.7-2.9 packed; 2000x64 four: X.T @ W lost).  (Both
+        # paths sum in the same k blocks: the same bits.)
+        narrow = b.icmp_signed("<=", N, self.c64(2 * self.t.dnv * self.t.lanes))
         with b.if_else(b.and_(contiguous, b.or_(small, narrow))) as (direct, packed):
             with direct:
                 b.call(self.direct, [A, sam, sak, B, sbk, C, scm, M, N, K])

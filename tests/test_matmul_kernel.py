@@ -149,7 +149,7 @@ def test_row_ranges_give_the_same_bits(dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_narrow_products_past_the_direct_limit(dtype):
-    """At most one direct column tile of columns (n <= nr of the direct path): the
+    """At most two direct column tiles of columns (n <= 2 nr of the direct path): the
     direct path however large the product (A read in place, not packed), over several
     k blocks, with a transposed A too; values within the bound, and row ranges with the
     whole's bits.  One column more takes the packed path."""
@@ -157,7 +157,7 @@ def test_narrow_products_past_the_direct_limit(dtype):
     nr = t.dnv * t.lanes
     k = 2 * t.kc + 37
     rng = np.random.default_rng(21)
-    for n in (2, 5, nr, nr + 1):
+    for n in (2, 5, nr, nr + 1, 2 * nr, 2 * nr + 1):
         m = t.direct_work // (n * k) + 3 * t.dmr + 5  # past the direct path's size limit
         a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
         A, B = xp.asarray(a), xp.asarray(b)
