@@ -444,7 +444,10 @@ def prod_bound(x: Val, xs: np.ndarray, ref: np.ndarray, axes: tuple, keepdims: b
         unknown |= (small < float(info.smallest_normal) * 2 ** 24) & ~zero
         if ref.dtype.kind == "c":
             unknown |= ~np.all(finite, **kw)
-        tol = spread + (4 * n * float(info.eps) * hi if n >= 3 else 0.0)
+        # a product of two reals rounds once, as numpy's; a complex product of two rounds
+        # several times and may be fused (as in matmul_bound), so it is inexact too
+        inexact = n >= 3 or (ref.dtype.kind == "c" and n >= 2)
+        tol = spread + (4 * n * float(info.eps) * hi if inexact else 0.0)
     return np.where(unknown, np.inf, tol), np.any(x.zs, **kw) & ~unknown
 
 
