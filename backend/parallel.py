@@ -310,6 +310,39 @@ ok:
   ret i64 0
 }
 
+; A chunk that runs tiles claimed one at a time from a shared counter until none is
+; left (backend/rowtiles.py): %ctx = {i64 next, i64 n, ptr fn, ptr bufs, ptr heads}, the
+; same for every chunk, so the threads share out any number of tiles in one call.  Tile
+; i runs fn(bufs, heads[i], scal, err); a failing tile stops the claiming (the counter
+; put past n) and its return code is the chunk's.
+define i32 @lazyarray_tile_loop(ptr %ctx, ptr %unused, ptr %scal, ptr %err) {
+entry:
+  %pn = getelementptr i8, ptr %ctx, i64 8
+  %n = load i64, ptr %pn
+  %pf = getelementptr i8, ptr %ctx, i64 16
+  %fn = load ptr, ptr %pf
+  %pb = getelementptr i8, ptr %ctx, i64 24
+  %bufs = load ptr, ptr %pb
+  %ph = getelementptr i8, ptr %ctx, i64 32
+  %heads = load ptr, ptr %ph
+  br label %claim
+claim:
+  %i = atomicrmw add ptr %ctx, i64 1 monotonic, align 8
+  %left = icmp slt i64 %i, %n
+  br i1 %left, label %run, label %done
+run:
+  %hp = getelementptr ptr, ptr %heads, i64 %i
+  %head = load ptr, ptr %hp
+  %rc = call i32 %fn(ptr %bufs, ptr %head, ptr %scal, ptr %err)
+  %bad = icmp ne i32 %rc, 0
+  br i1 %bad, label %stop, label %claim
+stop:
+  store atomic i64 %n, ptr %ctx monotonic, align 8
+  ret i32 %rc
+done:
+  ret i32 0
+}
+
 ; tells every worker to exit once the pool is free
 define void @lazyarray_stop_workers(ptr %pool, i64 %nw) {
 entry:
@@ -342,7 +375,8 @@ out:
 """
 
 
-_SYMBOLS = ("lazyarray_run_chunks", "lazyarray_worker", "lazyarray_stop_workers")
+_SYMBOLS = ("lazyarray_run_chunks", "lazyarray_worker", "lazyarray_stop_workers",
+            "lazyarray_tile_loop")
 
 
 def unit_ir(vector_variants: dict | None = None) -> str:
@@ -352,7 +386,8 @@ def unit_ir(vector_variants: dict | None = None) -> str:
 
 def _unit():
     from . import native
-    return native.Unit("lazyarray_parallel", ("parallel", "unit_ir", ()), _SYMBOLS)
+    # (the name changes with the unit's symbols: a machine's disk cache keeps the old one)
+    return native.Unit("lazyarray_parallel_t", ("parallel", "unit_ir", ()), _SYMBOLS)
 
 
 def _ir() -> str:
@@ -368,7 +403,7 @@ class Pool:
     """``workers`` native threads and their mailboxes; ``run`` is ``lazyarray_run_chunks``."""
 
     def __init__(self, workers: int, addresses: tuple) -> None:
-        self.run_addr, worker, stop = addresses
+        self.run_addr, worker, stop, self.tile_loop = addresses
         self.run = RUN_TYPE(self.run_addr)
         self._stop = _STOP_TYPE(stop)
         self._mem = ctypes.create_string_buffer(_LINE * (workers + 2))

@@ -316,9 +316,10 @@ def tile_metas(group: Group, sched, bound) -> list:
 
 
 class Tiled:
-    """A group's run: its tiles as chunks of the native pool (each writes its own rows
-    and its own partials), then each reduction's partials combined in tile order into
-    the first elements of its buffer, which stands for the result from then on.
+    """A group's run: its tiles on the native pool's threads (each tile writes its own
+    rows and its own partials, in any order), then each reduction's partials combined in
+    tile order into the first elements of its buffer, which stands for the result from
+    then on.
     ``heads``: the sequencer's header per tile; ``keep``: the meta arrays they point
     to; ``parts``: (slot, width, op, shape) per reduction over the rows; ``combine(op,
     partials)``: a full reduction's partials combined (the runtime's, as for a
@@ -358,15 +359,16 @@ class Tiled:
             bufs[slot] = flat[:width].reshape(shape)  # (a view: later kernels read flat)
 
     def _run_pool(self, pool, addr: int, scal, n: int) -> None:
-        block = (ctypes.c_int64 * (5 * n))()  # buffer tables, then error records
-        block[0:n] = [addr] * n
-        heads = ctypes.addressof(block)
+        # one call: a chunk per thread, each running the tiles it claims from a shared
+        # counter (parallel.py's tile loop; a call offers each worker one chunk only)
+        w = min(pool.workers + 1, n)
+        ctx = (ctypes.c_int64 * 5)(0, n, self.fn_addr, addr, self.addrs_at)
+        block = (ctypes.c_int64 * (6 * w))()  # chunk heads, metas, then error records
+        block[0:w] = [ctypes.addressof(ctx)] * w
+        at = ctypes.addressof(block)
         scal = scal if isinstance(scal, int) else ctypes.cast(scal, ctypes.c_void_p).value
-        w = pool.workers + 1  # rounds of a tile a thread: a call offers each worker one
-        for c in range(0, n, w):
-            m = min(w, n - c)
-            bad = pool.run(pool.addr, pool.workers, self.fn_addr, heads + 8 * c,
-                           self.addrs_at + 8 * c, scal, heads + 8 * n + 32 * c, m)
-            if bad:
-                at = n + 4 * (c + bad - 1)
-                raise self.error(block[at:at + 4])
+        bad = pool.run(pool.addr, pool.workers, pool.tile_loop, at, at + 8 * w, scal,
+                       at + 16 * w, w)
+        if bad:
+            e = 2 * w + 4 * (bad - 1)
+            raise self.error(block[e:e + 4])
