@@ -213,7 +213,7 @@ def _partial_store(sched, bound, k, kb, width: int) -> bool:
         contiguous = True  # a full reduction: one element
     return (contiguous and slot >= sched.n_inputs and slot not in sched.unwritten
             and bound.meta[pos] == 0 and _size(bound.shapes[slot]) == width
-            and not _multi_part(k.store))
+            and not k.store.into_part())
 
 
 def _size(shape) -> int:
@@ -227,7 +227,7 @@ def _product(k, kb) -> bool:
     """``k`` is a plain matrix product over (m, n, k), n at most ``MAX_COLUMNS``."""
     return (k.matmul and k.n_out == 2 and k.n_red == 1 and len(kb.sizes) == 3
             and kb.sizes[1] <= MAX_COLUMNS and not k.outs and len(k.loads) == 2
-            and not any(a.dyn for a in k.loads) and not _multi_part(k.store))
+            and not any(a.dyn for a in k.loads) and not k.store.into_part())
 
 
 def _matrix_load(kb, rows_axis: int, cols_axis: int) -> Optional[int]:
@@ -245,7 +245,7 @@ def _row_axis(k, kb, rows: int, combinable) -> Optional[tuple]:
     longer than 1 has a multiple of ``rows`` elements, and it is elementwise, reduces
     within rows (that axis an output one) or is a full reduction whose partials combine
     (no gather or scan)."""
-    if k.matmul or k.scan or any(a.dyn for a in k.loads) or _multi_part(k.store) \
+    if k.matmul or k.scan or any(a.dyn for a in k.loads) or k.store.into_part() \
             or (k.outs and k.n_red):
         return None
     axis = next((a for a, n in enumerate(kb.sizes) if n > 1), None)
@@ -291,10 +291,6 @@ def _stores_fresh(k, state: _State) -> bool:
 
 def _fresh(buf: int, state: _State) -> bool:
     return buf not in state.written and buf not in state.read and buf not in state.reduced
-
-
-def _multi_part(access) -> bool:
-    return any(type(v) is tuple for v in access.chain)
 
 
 def tile_metas(group: Group, sched, bound) -> list:

@@ -67,6 +67,11 @@ class Access:
     def __init__(self, buf: int, chain: tuple, imap: tuple, dyn: tuple = ()) -> None:
         self.buf, self.chain, self.imap, self.dyn = buf, chain, imap, dyn
 
+    def into_part(self) -> bool:
+        """Whether this store writes one part of a multi-part root (a concat's part, an
+        update's region): other kernels write the rest of that buffer."""
+        return any(type(v) is tuple for v in self.chain)
+
     def __repr__(self) -> str:
         return f"Access({self.buf}, {self.chain}, {self.imap}, {self.dyn})"
 

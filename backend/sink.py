@@ -31,8 +31,7 @@ def sink(sched: Schedule) -> Schedule:
 
 
 def _scalar(k: Kernel) -> bool:
-    return not (k.n_out or k.n_red or k.matmul or k.outs) \
-        and not any(type(v) is tuple for v in k.store.chain)
+    return not (k.n_out or k.n_red or k.matmul or k.outs or k.store.into_part())
 
 
 def _sunk(kernels: list, x: list) -> list:
