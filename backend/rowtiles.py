@@ -344,8 +344,8 @@ class Tiled:
         if pool is not None:
             self._run_pool(pool, addr, scal, n)
         else:
-            for h in self.heads:
-                if self.fn(addr, h.buffer_info()[0], scal, err):
+            for head in self.addrs.tolist():
+                if self.fn(addr, head, scal, err):
                     raise self.error(err)
         for slot, width, op, shape in self.parts:
             flat = bufs[slot]

@@ -242,8 +242,9 @@ def quick(root, known: Callable, fast: dict, compute: Callable, what: str) -> Op
     """Evaluate ``root`` in steps without the keyed walk, when its signature is current
     and new: True when done; None when its structure was met before, or its steps were
     priced dearer than a plan (to be planned whole); False when this does not apply or
-    stops at a step whose one-op program is not known (``known([node])`` runs one by signature, ``fast`` holds them; the steps
-    run so far hold their values, and the evaluation goes on through the walk).
+    stops at a step whose one-op program is not known (``known([node])`` runs one by
+    signature, ``fast`` holds them; the steps run so far hold their values, and the
+    evaluation goes on through the walk).
 
     The walk's other work is not needed here: a graph of such a root has no
     placeholder, and nothing needs to be marked as held (``_live.keep``) since every
