@@ -8,11 +8,11 @@ that calls it, since optimising it takes a few hundred milliseconds.  It picks
 a path at run time:
 
 * ``direct`` (small or narrow problems whose B and output rows are contiguous:
-  m * n * k within ``direct_work``, or n within two of its column tiles): a
-  register-tiled micro-kernel reads A and B in place, masked loads and stores
-  cover the edges; no scratch memory.  A narrow product (a tall X times a W of a
-  few columns) reads A once, where packing would copy all of it to use each
-  element a few times.
+  m * n * k within ``direct_work``, or n within ``NARROW_TILES`` of its column
+  tiles): a register-tiled micro-kernel reads A and B in place, masked loads and
+  stores cover the edges; no scratch memory.  A narrow product (a tall X times a
+  W of up to 128 float64 columns with AVX-512) reads A once, where packing would
+  copy all of it to use each element a few times.
 * ``packed`` (everything else): the usual GotoBLAS/BLIS scheme mirrored for
   row-major output: blocks of A (MC x KC) and B (KC x NC) are copied into
   zero-padded panels of MR rows / NR columns in one malloc'd scratch area, and
@@ -47,6 +47,11 @@ F32, F64 = ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
 _MATMUL_NB, _MATMUL_KB = 256, 128  # generic loop: a 128 x 256 block of float64 B is 256 KB
+# Products of at most this many of the direct path's column tiles take it however large
+# (128 float64 columns with AVX-512): with A streamed once, it beat packing up to about
+# there (2000^2 @ 2000xN, one thread: N=48 4.3 against 10.9 ms, N=100 11.4 against 12.6;
+# X.T @ W N=100 13.1 against 17.5); at N=192 and 256 plain products were even or worse.
+NARROW_TILES = 8
 
 
 def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
@@ -282,12 +287,11 @@ class _Gemm:
         with b.if_then(gemv_t):
             b.call(self.vecmat, [B, sbk, A, sak, C, M, K])
             b.ret_void()
-        # Few columns (two of the direct path's column tiles at most): packing would copy
-        # all of A to use each element a few times (2000^2 @ 2000x2: 5.0 ms packed
-        # against numpy's 2.3); in place, A streams once a column tile (at 2000x32 two
-        # streams: 1.4-1.8 ms against 2.7-2.9 packed; 2000x64 four: X.T @ W lost).  (Both
-        # paths sum in the same k blocks: the same bits.)
-        narrow = b.icmp_signed("<=", N, self.c64(2 * self.t.dnv * self.t.lanes))
+        # Few columns (NARROW_TILES of the direct path's column tiles at most): packing
+        # would copy all of A to use each element a few times (2000^2 @ 2000x2: 5.0 ms
+        # packed against numpy's 2.3); in place, A streams once.  (Both paths sum in the
+        # same k blocks: the same bits.)
+        narrow = b.icmp_signed("<=", N, self.c64(NARROW_TILES * self.t.dnv * self.t.lanes))
         with b.if_else(b.and_(contiguous, b.or_(small, narrow))) as (direct, packed):
             with direct:
                 b.call(self.direct, [A, sam, sak, B, sbk, C, scm, M, N, K])
@@ -312,58 +316,62 @@ class _Gemm:
 
     # -- direct path: A and B in place, B rows and C rows contiguous
     def _direct(self, b, A, sam, sak, B, sbk, C, scm, M, N, K):
-        """Column tiles outer (a k x nr strip of B stays in L1), row tiles inner.  Each
-        element is summed in the k blocks of the packed path (``_even_block`` of K, the
-        first added to zeros), so a product gives the same bits on either path: a
-        threaded run's row chunks may take this path where the whole product takes
-        the packed one."""
+        """Row tiles outer, k blocks, column tiles inner: an mr x kc strip of A stays in
+        L1 while every column tile reads it, so A streams from memory once however many
+        columns (column tiles outer streamed all of A once a tile: 2000^2 @ 2000x64 lost
+        to packing).  Each element is summed in the k blocks of the packed path
+        (``_even_block`` of K, the first added to zeros), so a product gives the same
+        bits on either path: a threaded run's row chunks may take this path where the
+        whole product takes the packed one."""
         t = self.t
         mr, nr = t.dmr, t.dnv * t.lanes
         kcb = self._even_block(b, K, t.kc, 1)
         k_blocks = _div_up(b, K, kcb)
+        col_tiles = _ceil_div(b, N, nr)
 
-        def col_tile(b1, jt, _):
-            j0 = b1.mul(jt, self.c64(nr))
-            cols = b1.sub(N, j0)
-            masks = [self.mask(b1, b1.sub(cols, self.c64(v * t.lanes))) for v in range(t.dnv)]
-            b_j = self.at(b1, B, j0)
-            c_j = self.at(b1, C, j0)
+        def row_tile(b1, it, _):
+            i0 = b1.mul(it, self.c64(mr))
+            rows = _min(b1, self.c64(mr), b1.sub(M, i0))
+            a_i = self.at(b1, A, b1.mul(i0, sam))
+            # Rows past the edge re-read the last valid row; their results are dropped.
+            roff = [b1.mul(_min(b1, self.c64(r), b1.sub(rows, self.c64(1))), sam)
+                    for r in range(mr)]
+            c_i = self.at(b1, C, b1.mul(i0, scm))
 
-            def row_tile(b2, it, __):
-                i0 = b2.mul(it, self.c64(mr))
-                rows = _min(b2, self.c64(mr), b2.sub(M, i0))
-                a_i = self.at(b2, A, b2.mul(i0, sam))
-                # Rows past the edge re-read the last valid row; their results are dropped.
-                roff = [b2.mul(_min(b2, self.c64(r), b2.sub(rows, self.c64(1))), sam)
-                        for r in range(mr)]
-                c_t = self.at(b2, c_j, b2.mul(i0, scm))
+            def k_block(b2, kb, __):
+                p0 = b2.mul(kb, kcb)
+                kc = _min(b2, kcb, b2.sub(K, p0))
+                a_k = self.at(b2, a_i, b2.mul(p0, sak))
+                b_k = self.at(b2, B, b2.mul(p0, sbk))
+                first = b2.icmp_signed("==", kb, self.c64(0))
 
-                def k_block(b3, kb, ___):
-                    p0 = b3.mul(kb, kcb)
-                    kc = _min(b3, kcb, b3.sub(K, p0))
-                    a_k = self.at(b3, a_i, b3.mul(p0, sak))
-                    b_k = self.at(b3, b_j, b3.mul(p0, sbk))
+                def a_val(bb, r, p):
+                    return bb.load(self.at(bb, a_k, bb.add(roff[r], bb.mul(p, sak))),
+                                   typ=self.ty)
 
-                    def a_val(bb, r, p):
-                        return bb.load(self.at(bb, a_k, bb.add(roff[r], bb.mul(p, sak))),
-                                       typ=self.ty)
+                def col_tile(b3, jt, ___):
+                    j0 = b3.mul(jt, self.c64(nr))
+                    cols = b3.sub(N, j0)
+                    masks = [self.mask(b3, b3.sub(cols, self.c64(v * t.lanes)))
+                             for v in range(t.dnv)]
+                    b_j = self.at(b3, b_k, j0)
 
                     def b_vec(bb, v, p):
-                        q = self.at(bb, b_k, bb.add(bb.mul(p, sbk), self.c64(v * t.lanes)))
+                        q = self.at(bb, b_j, bb.add(bb.mul(p, sbk), self.c64(v * t.lanes)))
                         return self.masked_load(bb, q, masks[v])
 
                     acc = self._micro(b3, mr, t.dnv, kc, a_val, b_vec)
-                    first = b3.icmp_signed("==", kb, self.c64(0))
-                    self._store_masked(b3, acc, mr, t.dnv, c_t, scm, rows, masks, first)
+                    self._store_masked(b3, acc, mr, t.dnv, self.at(b3, c_i, j0), scm, rows,
+                                       masks, first)
                     return []
 
-                _for(b2, k_blocks, [], k_block)
+                _for(b2, col_tiles, [], col_tile)
                 return []
 
-            _for(b1, _ceil_div(b1, M, mr), [], row_tile)
+            _for(b1, k_blocks, [], k_block)
             return []
 
-        _for(b, _ceil_div(b, N, nr), [], col_tile)
+        _for(b, _ceil_div(b, M, mr), [], row_tile)
 
     # -- vector paths: one output column (N = 1) or one output row (M = 1)
     _GEMV_ROWS, _GEMV_VECTORS = 4, 2  # rows at a time (memory streams), vectors per row
