@@ -135,6 +135,10 @@ def test_contractions(client):
     close(xp.vecdot(x, x), np.sum(M * M, axis=-1), rtol=1e-12)
     ints = RNG.integers(-9, 9, size=(23, 17))
     close(lz(ints) @ lz(ints.T.copy(), chunks=((4, 13), (20, 3))), ints @ ints.T)
+    # a batch of products, the batch and contracted axes in uneven blocks (one empty)
+    p, q = RNG.standard_normal((3, 5, 17)), RNG.standard_normal((3, 17, 4))
+    got = lz(p, chunks=((2, 1), (5,), (6, 0, 11))) @ lz(q, chunks=((1, 2), (9, 8), (4,)))
+    close(got, p @ q, rtol=1e-12)
 
 
 def test_fallbacks_views_scans_sort_and_gathers(client):

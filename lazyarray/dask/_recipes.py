@@ -56,14 +56,14 @@ def arg_partials(op: str, axis: int, rank: int, dtype: str) -> Program:
 
 
 @recipe
-def matmul_partial(dtype: str, rank: int) -> Program:
-    """The product of one row block by one column block of a blocked matmul, with a
-    size-1 axis for the contracted block (summed over afterwards)."""
+def matmul_block(dtype: str, rank: int) -> Program:
+    """The product of one row of blocks by one column of blocks of a blocked matmul,
+    each concatenated along the contracted axis by Dask: one output block."""
     batch = tuple(f"b{i}" for i in range(rank - 2))
     d = ir.scalar_type(dtype)
     a = placeholder(batch + ("n", "k"), d)
     b = placeholder(batch + ("k", "m"), d)
-    return Program(_manipulation.expand_dims(_linear_algebra.matmul(a, b), axis=-2), [a, b])
+    return Program(_linear_algebra.matmul(a, b), [a, b])
 
 
 assert dt.int64 is ir.scalar_type("int64")  # front-end dtypes are the backend's scalar types
