@@ -8,9 +8,9 @@ that calls it, since optimising it takes a few hundred milliseconds.  It picks
 a path at run time:
 
 * ``direct`` (small or narrow problems whose B and output rows are contiguous:
-  m * n * k within ``direct_work``, or n within ``NARROW_TILES`` of its column
-  tiles): a register-tiled micro-kernel reads A and B in place, masked loads and
-  stores cover the edges; no scratch memory.  A narrow product (a tall X times a
+  m * n * k within ``direct_work``, or n within ``narrow`` of its column tiles,
+  backend/tiling.py): a register-tiled micro-kernel reads A and B in place,
+  masked loads and stores cover the edges; no scratch memory.  A narrow product (a tall X times a
   W of up to 128 float64 columns with AVX-512) reads A once, where packing would
   copy all of it to use each element a few times.
 * ``packed`` (everything else): the usual GotoBLAS/BLIS scheme mirrored for
@@ -47,11 +47,6 @@ F32, F64 = ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
 _MATMUL_NB, _MATMUL_KB = 256, 128  # generic loop: a 128 x 256 block of float64 B is 256 KB
-# Products of at most this many of the direct path's column tiles take it however large
-# (128 float64 columns with AVX-512): with A streamed once, it beat packing up to about
-# there (2000^2 @ 2000xN, one thread: N=48 4.3 against 10.9 ms, N=100 11.4 against 12.6;
-# X.T @ W N=100 13.1 against 17.5); at N=192 and 256 plain products were even or worse.
-NARROW_TILES = 8
 
 
 def emit_matmul(kb, b: ir.IRBuilder, offs: list, soff: ir.Value) -> None:
@@ -287,11 +282,12 @@ class _Gemm:
         with b.if_then(gemv_t):
             b.call(self.vecmat, [B, sbk, A, sak, C, M, K])
             b.ret_void()
-        # Few columns (NARROW_TILES of the direct path's column tiles at most): packing
+        # Few columns (``narrow`` of the direct path's column tiles at most): packing
         # would copy all of A to use each element a few times (2000^2 @ 2000x2: 5.0 ms
         # packed against numpy's 2.3); in place, A streams once.  (Both paths sum in the
         # same k blocks: the same bits.)
-        narrow = b.icmp_signed("<=", N, self.c64(NARROW_TILES * self.t.dnv * self.t.lanes))
+        t = self.t
+        narrow = b.icmp_signed("<=", N, self.c64(t.narrow * t.dnv * t.lanes))
         with b.if_else(b.and_(contiguous, b.or_(small, narrow))) as (direct, packed):
             with direct:
                 b.call(self.direct, [A, sam, sak, B, sbk, C, scm, M, N, K])

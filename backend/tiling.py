@@ -22,6 +22,7 @@ class Tiling:
     direct_work: int  # the direct path runs while m * n * k is at most this
     split: int   # threaded row chunks start at multiples of this (runtime._chunks)
     prefetch_c: bool = False  # prefetch a packed tile's C rows before its k loop
+    narrow: int = 2  # direct path however large, for n within this many column tiles
 
     @property
     def nr(self) -> int:
@@ -31,12 +32,17 @@ class Tiling:
 # AVX-512 (32 vector registers).  Measured on an AVX-512 Xeon core with two FMA ports
 # (LLVM: rocketlake): packed runs at 75-80 GFLOP/s (float64) and 150-180 (float32) from
 # about 128^3 up, as OpenBLAS on one thread; below about 128^3 (float64) or 160^3
-# (float32) packing costs more than it saves.
+# (float32) packing costs more than it saves.  A narrow product (n within 8 column tiles
+# of the direct path: 128 float64 columns) takes the direct path however large: it reads
+# A once where packing copies it to use each element a few times (measured on an AVX-512
+# EPYC core, 2000^2 @ 2000xN, one thread: N=48 4.4 against 9.5-9.9 ms packed, N=100
+# 10.3-10.5 against 13.6-14.4; X.T @ W N=100 12.3-12.6 against 17.3-19.8; at N=192 and 256
+# plain products were even or worse).
 TILINGS_AVX512 = {
     "float64": Tiling(lanes=8, mr=14, nv=2, kc=256, mc=1008, nc=512, dmr=8, dnv=2,
-                      direct_work=1 << 21, split=8),
+                      direct_work=1 << 21, split=8, narrow=8),
     "float32": Tiling(lanes=16, mr=14, nv=2, kc=512, mc=1008, nc=512, dmr=8, dnv=2,
-                      direct_work=1 << 22, split=8),
+                      direct_work=1 << 22, split=8, narrow=8),
 }
 # AVX2 (16 vector registers), measured on an AMD EPYC Zen 3 core (LLVM: znver3, 32 KB
 # L1D, 512 KB L2) against OpenBLAS 0.3.31 (Haswell kernels) on one thread.  The AVX-512
@@ -47,7 +53,8 @@ TILINGS_AVX512 = {
 # of A up to 4080 rows, so B is packed once per k block (with mc = 1008 a 1024^2
 # float32 product packed B twice, 10% of its time).  Prefetching the C tile before the
 # k loop: 2000^2 float64 1.05 -> 0.96x OpenBLAS.  The direct path (masked loads of B in
-# place, 6 row pointers) lost to packing from 24^3 (float64) and 16^3 (float32) up.
+# place, 6 row pointers) lost to packing from 24^3 (float64) and 16^3 (float32) up; its
+# narrow limit stays at two column tiles (16 float64 columns), not measured wider here.
 TILINGS_AVX2 = {
     "float64": Tiling(lanes=4, mr=6, nv=2, kc=256, mc=4080, nc=256, dmr=6, dnv=2,
                       direct_work=1 << 12, split=6, prefetch_c=True),

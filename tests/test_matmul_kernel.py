@@ -132,7 +132,7 @@ def test_row_ranges_give_the_same_bits(dtype):
     """Rows of a product over several k blocks are bit for bit the rows of the whole,
     though the whole takes the packed path and a few of its rows the direct one."""
     t = mm.tilings()[dtype]
-    k, n = 2 * t.kc + 37, mm.NARROW_TILES * t.dnv * t.lanes + 3
+    k, n = 2 * t.kc + 37, t.narrow * t.dnv * t.lanes + 3
     m = t.direct_work // (n * k) + 2 * t.mr + 5  # the whole is past the direct limit
     rng = np.random.default_rng(12)
     a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
@@ -149,15 +149,15 @@ def test_row_ranges_give_the_same_bits(dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_narrow_products_past_the_direct_limit(dtype):
-    """At most NARROW_TILES direct column tiles of columns (n <= NARROW_TILES nr of the
-    direct path): the direct path however large the product (A read in place, not
+    """At most ``narrow`` direct column tiles of columns (n <= narrow nr of the direct
+    path, backend/tiling.py): the direct path however large the product (A read in place, not
     packed), over several k blocks, with a transposed A too; values within the bound,
     and row ranges with the whole's bits.  One column more takes the packed path."""
     t = mm.tilings()[dtype]
     nr = t.dnv * t.lanes
     k = 2 * t.kc + 37
     rng = np.random.default_rng(21)
-    wide = mm.NARROW_TILES * nr
+    wide = t.narrow * nr
     for n in (2, 5, nr, nr + 1, 2 * nr + 3, wide, wide + 1):
         m = t.direct_work // (n * k) + 3 * t.dmr + 5  # past the direct path's size limit
         a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
@@ -177,7 +177,7 @@ def test_thread_counts_give_the_same_bits(monkeypatch, dtype):
     call, as they take the direct path where the whole takes the packed one."""
     from lazyarray.backend import runtime, threads
     t = mm.tilings()[dtype]
-    k, n = 2 * t.kc + 37, mm.NARROW_TILES * t.dnv * t.lanes + 3
+    k, n = 2 * t.kc + 37, t.narrow * t.dnv * t.lanes + 3
     m = 2 * (t.direct_work // (n * k)) + 2 * t.split + 1
     rng = np.random.default_rng(13)
     a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
