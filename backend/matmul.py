@@ -10,9 +10,9 @@ a path at run time:
 * ``direct`` (small or narrow problems whose B and output rows are contiguous:
   m * n * k within ``direct_work``, or n within ``narrow`` of its column tiles,
   backend/tiling.py): a register-tiled micro-kernel reads A and B in place,
-  masked loads and stores cover the edges; no scratch memory.  A narrow product (a tall X times a
-  W of up to 128 float64 columns with AVX-512) reads A once, where packing would
-  copy all of it to use each element a few times.
+  masked loads and stores cover the edges; no scratch memory.  A narrow product
+  (a tall X times a W of up to 128 float64 columns with AVX-512) reads A once,
+  where packing would copy all of it to use each element a few times.
 * ``packed`` (everything else): the usual GotoBLAS/BLIS scheme mirrored for
   row-major output: blocks of A (MC x KC) and B (KC x NC) are copied into
   zero-padded panels of MR rows / NR columns in one malloc'd scratch area, and

@@ -7,7 +7,7 @@ program (one compile) serves partials of every block size.
 from __future__ import annotations
 
 from .. import _dtypes as dt
-from .. import _linear_algebra, _manipulation, _searching, _statistical, _utility
+from .. import _linear_algebra, _searching, _statistical, _utility
 from .._indexing import take_along_axis
 from .._program import Program, placeholder
 from ..backend import ir
