@@ -315,6 +315,17 @@ def _after_preload() -> None:
             pass
 
 
+def prebuild() -> None:
+    """Queue every building block this machine lacks: the bundle and the GEMM routine of
+    each dtype (``native.flush()`` waits for them).  The setup job, ``python -m
+    lazyarray``, does: a process that exits before a queued compile starts drops it, so
+    a machine that only ran short processes would never have them."""
+    from .schedule import GEMM_DTYPES
+    _bundle()
+    for dtype in GEMM_DTYPES:
+        gemm_address(dtype, wait=False)
+
+
 def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) -> int:
     """The GEMM routine of ``dtype``, or 0 when not loaded and ``wait`` is False (then it
     is compiled in the background and ``on_ready(address)`` runs when it is loaded)."""

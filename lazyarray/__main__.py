@@ -3,7 +3,7 @@
 Runs f(x) = sum(sin(x) * x**2) at n=1000 (x = linspace(0, 2, n)) through
 lazyarray the way the seed document runs it through jax.jit and tenferro:
 tracing, phases, shape changes, constant capture, attached values and a
-data-dependent ``if``.
+data-dependent ``if``; then makes sure this machine's building blocks are built.
 """
 from __future__ import annotations
 
@@ -181,6 +181,19 @@ def data_dependent_if(x1000):
     print(f"plain lazy array from data: `a if xp.sum(a) > 0 else -a` evaluates: {r[1]!r}")
 
 
+def building_blocks() -> None:
+    section("7. this machine's building blocks")
+    from .backend import library, native
+    t0 = time.perf_counter()
+    library.prebuild()  # the bundle and the GEMM routines: read from disk, or compiled once
+    native.flush()
+    gemm = all(native.get(library.gemm_unit(d), wait=False, queue=False) is not None
+               for d in ("float32", "float64"))
+    state = "loaded" if gemm and library.bundle_loaded() else "not all built (built when needed)"
+    print(f"the bundle and the GEMM routines: {state} in {time.perf_counter() - t0:.1f} s "
+          "(compiled once per machine, then read from the disk cache)")
+
+
 def main() -> None:
     x1000, x2000 = np.linspace(0, 2, 1000), np.linspace(0, 2, 2000)
     print(f"lazyarray {xp.__version__}: f(x) = sum(sin(x) * x**2), x = linspace(0, 2, n)")
@@ -190,6 +203,7 @@ def main() -> None:
     constant_capture(x1000)
     attached_values()
     data_dependent_if(x1000)
+    building_blocks()
 
 
 if __name__ == "__main__":

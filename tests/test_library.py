@@ -38,3 +38,24 @@ def test_a_new_machine_compiles_a_programs_missing_primitives_as_one_unit(tmp_pa
     assert blocks[0].startswith("lzb_batch_") and blocks[0].endswith("~quick")
     assert blocks[1] == "lzb_ew_exp_float64_float64~quick"
     assert "lazyarray_run~quick" in compiled
+
+
+def test_prebuild_queues_the_bundle_and_every_gemm_routine(monkeypatch):
+    """``library.prebuild`` (what ``python -m lazyarray`` runs on a new machine) asks for
+    the bundle and the GEMM routine of each dtype without waiting: a machine that only
+    runs short processes gets them from the setup job, not never."""
+    from lazyarray.backend import library, native
+    from lazyarray.backend.schedule import GEMM_DTYPES
+    asked = []
+
+    def get(unit, wait=True, priority=native.URGENT, on_ready=None, queue=True, disk=True):
+        asked.append((unit.name, wait, queue))
+        return None
+    monkeypatch.setattr(native, "get", get)
+    monkeypatch.setattr(library, "_bundle_state", None)
+    monkeypatch.setattr(library, "prebuilding", lambda: True)
+    library.prebuild()
+    names = {name for name, _, _ in asked}
+    assert library.bundle_unit().name in names
+    assert {library.gemm_unit(d).name for d in GEMM_DTYPES} <= names
+    assert all(not wait and queue for _, wait, queue in asked), asked
