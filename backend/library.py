@@ -326,6 +326,13 @@ def prebuild() -> None:
         gemm_address(dtype, wait=False)
 
 
+def prebuilt() -> bool:
+    """Whether everything ``prebuild`` asks for is loaded in this process."""
+    from .schedule import GEMM_DTYPES
+    return bundle_loaded() and all(
+        native.get(gemm_unit(d), wait=False, queue=False) is not None for d in GEMM_DTYPES)
+
+
 def gemm_address(dtype: str, wait: bool, on_ready: Optional[Callable] = None) -> int:
     """The GEMM routine of ``dtype``, or 0 when not loaded and ``wait`` is False (then it
     is compiled in the background and ``on_ready(address)`` runs when it is loaded)."""

@@ -59,3 +59,4 @@ def test_prebuild_queues_the_bundle_and_every_gemm_routine(monkeypatch):
     assert library.bundle_unit().name in names
     assert {library.gemm_unit(d).name for d in GEMM_DTYPES} <= names
     assert all(not wait and queue for _, wait, queue in asked), asked
+    assert not library.prebuilt()  # asked for, not loaded: the setup job says so
