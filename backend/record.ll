@@ -634,7 +634,7 @@ define internal i32 @lz_same_size(ptr %x, ptr %y) {
 
 ; ---- _linear_algebra.matmul's fast path natively (MATMUL): two Arrays of one numeric
 ; dtype, matrix @ matrix, matrix @ vector or vector @ matrix, recorded as the Python
-; function records them (a vector gets an axis of size 1, squeezed out of the product);
+; function records them (one node each);
 ; anything else, and sizes that do not fit, to the Python function (C_FALLBACK)
 define internal ptr @lz_matmul(ptr %ctx, ptr %x1, ptr %x2) {
 entry:
@@ -713,59 +713,17 @@ matrices:
   %r = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %shape, ptr %srcs, ptr %none, i1 1)
   br label %made
 vector:
-  ; matrix @ vector: the vector (k,) as (k, 1), the product (m, 1) squeezed at axis 1;
-  ; vector @ matrix: the vector as (1, k), the product (1, n) squeezed at axis 0
-  %one = call ptr @w(ptr %ctx, i64 $C_ONE$)
-  %ax1 = call ptr @w(ptr %ctx, i64 $C_AXIS1$)
-  %ax0 = call ptr @w(ptr %ctx, i64 $C_AXIS0$)
-  %axis = select i1 %mv, ptr %ax1, ptr %ax0
-  %vec = select i1 %mv, ptr %b, ptr %a
-  br i1 %mv, label %mvshapes, label %vmshapes
-mvshapes:
-  %k1 = call ptr @item(ptr %sb, i64 0)
-  %m0 = call ptr @item(ptr %sa, i64 0)
-  %vs1 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k1, ptr %one)
-  %ps1 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %m0, ptr %one)
-  %os1 = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %m0)
-  br label %expand
-vmshapes:
-  %k2 = call ptr @item(ptr %sa, i64 0)
-  %n1 = call ptr @item(ptr %sb, i64 1)
-  %vs2 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %one, ptr %k2)
-  %ps2 = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %one, ptr %n1)
-  %os2 = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n1)
-  br label %expand
-expand:
-  %vshape = phi ptr [%vs1, %mvshapes], [%vs2, %vmshapes]
-  %pshape = phi ptr [%ps1, %mvshapes], [%ps2, %vmshapes]
-  %oshape = phi ptr [%os1, %mvshapes], [%os2, %vmshapes]
-  %exop = call ptr @w(ptr %ctx, i64 $C_EXPAND_OP$)
-  %vsrc = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %vec)
-  %ev = call ptr @lz_make(ptr %ctx, ptr %exop, ptr %d, ptr %vshape, ptr %vsrc, ptr %axis, i1 0)
-  %noev = icmp eq ptr %ev, null
-  br i1 %noev, label %dropshapes, label %product
-product:
-  %left = select i1 %mv, ptr %a, ptr %ev
-  %right = select i1 %mv, ptr %ev, ptr %b
-  %psrc = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %left, ptr %right)
-  call void @Py_DecRef(ptr %ev)
-  %pn = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %pshape, ptr %psrc, ptr %none, i1 0)
-  %nopn = icmp eq ptr %pn, null
-  br i1 %nopn, label %dropout, label %squeeze
-squeeze:
-  %sqop = call ptr @w(ptr %ctx, i64 $C_SQUEEZE_OP$)
-  %ssrc = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %pn)
-  call void @Py_DecRef(ptr %pn)
-  %rv = call ptr @lz_make(ptr %ctx, ptr %sqop, ptr %d, ptr %oshape, ptr %ssrc, ptr %axis, i1 1)
-  br label %made
-dropshapes:
-  call void @Py_DecRef(ptr %pshape)
-  br label %dropout
-dropout:
-  call void @Py_DecRef(ptr %oshape)
+  ; matrix @ vector: the product (m,); vector @ matrix: the product (n,) (one node: the
+  ; schedule runs it as a product with one column or row)
+  %sizes = select i1 %mv, ptr %sa, ptr %sb
+  %pos = select i1 %mv, i64 0, i64 1
+  %size = call ptr @item(ptr %sizes, i64 %pos)
+  %vshape = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %size)
+  %vsrcs = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %a, ptr %b)
+  %rv = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %vshape, ptr %vsrcs, ptr %none, i1 1)
   br label %made
 made:
-  %res = phi ptr [%r, %matrices], [%rv, %squeeze], [null, %dropout]
+  %res = phi ptr [%r, %matrices], [%rv, %vector]
   call void @Py_DecRef(ptr %sa)
   call void @Py_DecRef(ptr %sb)
   call void @Py_DecRef(ptr %a)

@@ -85,9 +85,9 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  C_PROGRAMS, C_BY_SIG_NAME, C_RECENT, C_RECENT_CLEAR, C_STATES, C_EXCEPTION,
  C_ENABLED, C_MET, C_MARKED, C_LOCAL, C_DEPTH_NAME, C_COUNTS, C_STEPS_NAME, C_SETTLED,
  C_WHAT, C_STEPS_DICT, C_NATIVE_NAME, C_NATIVE_FN,
- # matrix products natively (MATMUL, backend/record.ll): Op.MATMUL, EXPAND_DIMS and
- # SQUEEZE, the numeric dtypes (a frozenset), the axis tuples (0,) and (1,)
- C_MATMUL_OP, C_EXPAND_OP, C_SQUEEZE_OP, C_NUMERIC, C_AXIS0, C_AXIS1,
+ # matrix products natively (MATMUL, backend/record.ll): Op.MATMUL, the numeric dtypes
+ # (a frozenset)
+ C_MATMUL_OP, C_NUMERIC,
  # x.T natively (TRANSPOSE, backend/record.ll): Op.PERMUTE_DIMS, the axes (1, 0), the
  # view tag "permute" (C_TRACK: _views.track_permuted)
  C_PERMUTE_OP, C_T_AXES, C_PERMUTE,
@@ -108,7 +108,7 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # zeros/ones (FILL): the last dtype and shape met, their leaf id and ir.TABLE_IDS[1] then
  # (0 until then; the shape and the id held by the context)
  C_LAST_DTYPE, C_LAST_SHAPE, C_LAST_LID, C_LAST_GEN,
- C_WORDS) = range(126)
+ C_WORDS) = range(122)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the

@@ -80,7 +80,8 @@ class _Graph:
 
 
 def _bind_kernel(k: Kernel, sched, g: _Graph, meta) -> KernelBinding:
-    sizes = [g.shapes[j][a] for j, a in k.iter_axes]
+    # (axis None: a matrix-vector product's axis of size 1, backend/schedule.py)
+    sizes = [1 if a is None else g.shapes[j][a] for j, a in k.iter_axes]
     if k.reduce in _REDUCE_NEEDS_ELEMENTS and k.n_red and 0 in sizes[k.n_out:]:
         raise ValueError(f"{k.reduce.value}() of an empty axis: the reduction has no identity")
     r = len(sizes)

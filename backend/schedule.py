@@ -643,18 +643,30 @@ class _Planner:
         self._add(src, c)
 
     def _open_matmul(self, j: int, n: Node) -> None:
-        """A contraction: body ``a * b`` summed over k, operands read from buffers."""
+        """A contraction: body ``a * b`` summed over k, operands read from buffers.  A
+        matrix times a vector (either side; one node, as recorded) runs as the product
+        with a matrix of one column or row: that axis of the kernel has size 1 (its
+        iteration axis names no node axis) and is not stored."""
         ia, ib = self.g.srcs[j]
         for i in (ia, ib):
             if not self._over_buffer(i):
                 self.g.root[i] = 1
-        r = len(n.srcs[0].shape)
-        batch = tuple(range(r - 2))
-        iter_axes = tuple((ia, a) for a in batch) + ((ia, r - 2), (ib, r - 1), (ia, r - 1))
-        k = self._kernel(j, 0, r, 1, Op.SUM, iter_axes, tuple(range(r)))
+        r, rb = len(n.srcs[0].shape), len(n.srcs[1].shape)
+        if rb == 1:  # (m, k) @ (k,)
+            iter_axes, store = ((ia, 0), (ib, None), (ia, 1)), (0, None)
+            amap, bmap = (0, None, 1), (None, None, 0)
+        elif r == 1:  # (k,) @ (k, n)
+            iter_axes, store = ((ia, None), (ib, 1), (ia, 0)), (None, 0)
+            amap, bmap = (None, None, 0), (None, 1, 0)
+        else:
+            batch = tuple(range(r - 2))
+            iter_axes = tuple((ia, a) for a in batch) + ((ia, r - 2), (ib, r - 1), (ia, r - 1))
+            store = tuple(range(r))
+            amap, bmap = batch + (r - 2, None, r - 1), batch + (None, r - 1, r - 2)
+        k = self._kernel(j, 0, len(amap) - 1, 1, Op.SUM, iter_axes, store)
         k.matmul = True
-        ca = self._base(k, batch + (r - 2, None, r - 1))
-        cb = self._base(k, batch + (None, r - 1, r - 2))
+        ca = self._base(k, amap)
+        cb = self._base(k, bmap)
         k.tops = ((ia, ca, False), (ib, cb, False))
         k.n_body = 1  # the product
         self._add(ia, ca)

@@ -187,10 +187,7 @@ def _matmul(rec, common, natives: dict) -> list:
     """Native ``matmul`` and ``Array.__matmul__`` (backend/record.ll): the Python fast
     path's matrix and matrix-vector products (into ``natives``, see ``_replace``)."""
     from . import _linear_algebra
-    named = ((recorder.C_MATMUL_OP, ir.Op.MATMUL), (recorder.C_EXPAND_OP, ir.Op.EXPAND_DIMS),
-             (recorder.C_SQUEEZE_OP, ir.Op.SQUEEZE),
-             (recorder.C_NUMERIC, _linear_algebra._NUMERIC),
-             (recorder.C_AXIS0, _AXES[0]), (recorder.C_AXIS1, _AXES[1]))
+    named = ((recorder.C_MATMUL_OP, ir.Op.MATMUL), (recorder.C_NUMERIC, _linear_algebra._NUMERIC))
     python = _linear_algebra.matmul
     words, keep = _words(common, recorder.MATMUL, None, None, None, python)
     _name(words, named)
@@ -208,9 +205,6 @@ def _matmul(rec, common, natives: dict) -> list:
     _PYTHON["__matmul__"] = method
     setattr(Array, "__matmul__", native_method)
     return ["matmul", "__matmul__"]
-
-
-_AXES = ((0,), (1,))  # the axis parameters of a matrix-vector product's nodes
 
 
 def _transpose(rec, common) -> list:

@@ -131,6 +131,7 @@ def test_contractions(client):
     x, y = lz(M), lz(b, chunks=((6, 0, 4, 7), (5, 4)))
     close(x @ y, M @ b, rtol=1e-12)
     close(xp.matmul(x, y[:, 0]), M @ b[:, 0], rtol=1e-12)
+    close(y[:, 1] @ y, b[:, 1] @ b, rtol=1e-12)  # vector @ matrix, uneven blocks
     close(xp.tensordot(x, x, axes=([0], [0])), np.tensordot(M, M, axes=([0], [0])), rtol=1e-12)
     close(xp.vecdot(x, x), np.sum(M * M, axis=-1), rtol=1e-12)
     ints = RNG.integers(-9, 9, size=(23, 17))

@@ -76,7 +76,8 @@ def test_matrix_vector(s1, s2, dtype):
     a, b = xp.asarray(n1), xp.asarray(n2)
     quick = xp.matmul(a, b)
     same_tree(quick, _linear_algebra._matmul(a, b))
-    assert quick._node.op is Op.SQUEEZE
+    # one node (the backend runs it as a product with one column or row)
+    assert quick._node.op is Op.MATMUL and quick._node.srcs == (a._node, b._node)
     np.testing.assert_allclose(np.asarray(quick), n1 @ n2, rtol=1e-6)
 
 
@@ -89,7 +90,7 @@ def test_matrix_vector_others_take_the_general_path(s1, s2):
     else:
         assert (a @ b).shape == () and float(a @ b) == 4.0  # a vector dot: general path
     m, v = xp.ones((3, 4), dtype=xp.float32), xp.ones(4)  # two dtypes: the general path
-    assert xp.matmul(m, v)._node.srcs[0].srcs[0].op is Op.ASTYPE
+    assert xp.matmul(m, v)._node.srcs[0].op is Op.ASTYPE
 
 
 @pytest.mark.parametrize("x1, x2", [("a", "b"), ("a", 2.5), (-1.0, "b")])

@@ -152,6 +152,11 @@ def matmul(a, b, dtype):
     matmul does; one GEMM call sums over the whole contracted axis.  (A product per
     contracted block summed by a tree reduction wrote a partial per block: 64
     products and 48 sums of 8 MB blocks for a 4x4-blocked 4000^2 matmul.)"""
+    if a.ndim == 1 or b.ndim == 1:  # a matrix-vector product (one node): the vector as
+        # a matrix of one row or column, that axis dropped from the product
+        mv = b.ndim == 1
+        out = matmul(a if mv else a[None, :], b[:, None] if mv else b, dtype)
+        return out[:, 0] if mv else out[0]
     r = a.ndim
     batch = tuple(range(r - 2))
     shape = a.shape[:-1] + (b.shape[-1],)
