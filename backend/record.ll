@@ -318,9 +318,8 @@ no:
   ret i1 0
 }
 
-; ---- record(op, dtype, shape, srcs=(), arg=None), node(...) (NODE: the Node without an
-; Array, as _array_object.node makes it) or signature(...) (SIGNATURE: only the node's
-; signature, as ir.signature makes it): positional arguments only, a tuple
+; ---- record(op, dtype, shape, srcs=(), arg=None) or signature(...) (SIGNATURE: only the
+; node's signature, as ir.signature makes it): positional arguments only, a tuple
 ; shape whose sizes fit, a tuple of Nodes; anything else (and a placeholder)
 ; goes to the Python function, which checks and raises as before
 define internal ptr @lz_record_entry(ptr %ctx, ptr %args, i64 %nargs) {
@@ -396,8 +395,7 @@ make:
   ; (lz_make steals them)
   call void @Py_IncRef(ptr %shape)
   call void @Py_IncRef(ptr %sr)
-  %wrap = icmp ne i64 %kind, $NODE$
-  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg, i1 %wrap)
+  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg, i1 1)
   %nor = icmp eq ptr %r, null
   br i1 %nor, label %why, label %made
 made:

@@ -1448,7 +1448,6 @@ positional:
   switch i64 %kind, label %binary [i64 $UNARY$, label %unary
                                    i64 $STEPS$, label %steps
                                    i64 $RECORD$, label %record
-                                   i64 $NODE$, label %record
                                    i64 $SIGNATURE$, label %record
                                    i64 $MATERIALIZE$, label %materialize
                                    i64 $MATMUL$, label %matmul

@@ -438,12 +438,6 @@ def record(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = N
     return obj
 
 
-def node(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple = (), arg: Any = None) -> Node:
-    """A computed node (no Array: a step inside a function's own recording); natively,
-    like ``record``, once the recording unit is loaded."""
-    return Node(op, dtype, shape, srcs, arg)
-
-
 def signature(op: Op, dtype: dt.DType, shape: tuple, srcs: tuple, arg: Any = None):
     """``ir.signature``: the signature a node of these parts would have (none is made);
     natively, like ``record``, once the recording unit is loaded."""

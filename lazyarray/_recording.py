@@ -168,12 +168,11 @@ def _replace(natives: dict) -> None:
 
 
 def _record(rec, common, natives: dict) -> None:
-    """Native ``_array_object.record``, ``node`` and ``signature`` (backend/record.ll),
+    """Native ``_array_object.record`` and ``signature`` (backend/record.ll),
     into ``natives`` (see ``_replace``): the ops the Python code records (views,
     reductions, matrix products...) make their node, signature and Array without Python,
     and several outputs find their joint program."""
-    for fname, kind in (("record", recorder.RECORD), ("node", recorder.NODE),
-                        ("signature", recorder.SIGNATURE)):
+    for fname, kind in (("record", recorder.RECORD), ("signature", recorder.SIGNATURE)):
         python = getattr(_array_object, fname)
         words, keep = _words(common, kind, None, None, None, python)
         doc = f"{fname}($module, op, dtype, shape, srcs=(), arg=None, /)\n--\n\n{python.__doc__}"
