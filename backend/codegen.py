@@ -29,7 +29,7 @@ PTR = ir.PointerType()
 # A reduced axis shorter than a vector (VECTOR_BYTES) reduces in column order when at least
 # WIDE_OUT results lie side by side (see KernelBuilder._column_order)
 VECTOR_BYTES, WIDE_OUT = 32, 16
-COLUMN_BYTES = 1024  # a tile's row in a column-order reduction (see KernelBuilder._columns)
+COLUMN_BYTES = 8192  # a tile's row in a column-order reduction (see KernelBuilder._columns)
 # A contiguous float row of at most this many bytes takes argmin/argmax in one masked
 # vector (KernelBuilder._arg_short_row): 8 float64, 16 float32
 SHORT_ROW_BYTES = 64

@@ -27,7 +27,9 @@ I64 = ir.IntType(64)
 CONTIGUOUS = 4096  # elements of a block read contiguously (vectorised)
 STRIDED = 256      # elements of any other block (numpy: 128, in 8 partial sums)
 DEPTH = 64   # a stack entry per bit of the block count
-COLUMN_DEPTH = 32  # stack rows of a column-order sum: up to STRIDED * 2**31 rows (see Columns)
+# stack rows of a column-order sum: up to STRIDED * 2**29 rows (see Columns); with the tile's
+# run, 31 rows of 8 KiB (backend/codegen.py, COLUMN_BYTES) on the running thread's stack
+COLUMN_DEPTH = 30
 
 
 class PairwiseSum:
