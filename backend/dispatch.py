@@ -74,15 +74,15 @@ class _Trampolines:
         self.new = abi.c_api("PyCFunction_NewEx", ctypes.py_object, ctypes.c_void_p,
                              ctypes.py_object, ctypes.c_void_p)
 
-    def method_def(self, sig: tuple, on_ready: Callable,
-                   disk: bool = False) -> Optional[abi.MethodDef]:
+    def method_def(self, sig: tuple, on_ready: Callable, disk: bool = False,
+                   loaded: bool = False) -> Optional[abi.MethodDef]:
         """The trampoline of ``sig`` if loaded (``disk``: or on disk, read now); else None,
         and ``on_ready(method def)`` runs once it is (read or compiled on the background
         thread).  Never more than ``MAX_SIGNATURES`` (they stay loaded for the process's
         life)."""
         with self.lock:
             md = self.defs.get(sig)
-            if md is not None:
+            if md is not None or loaded:
                 return md
             if len(self.defs) >= MAX_SIGNATURES:
                 return None
@@ -118,7 +118,8 @@ def _trampolines() -> Optional[_Trampolines]:
 
 def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
                on_open: Optional[Callable] = None, unused: Optional[dict] = None,
-               several: bool = False, disk: bool = False) -> Optional[Callable]:
+               several: bool = False, disk: bool = False,
+               loaded: bool = False) -> Optional[Callable]:
     """The native callable running ``runner`` on ``n_args`` arrays, or None.
 
     ``sources``: per input slot, an argument index (int) or a constant array.
@@ -128,7 +129,8 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     ``several``: the callable returns a tuple of the runner's outputs (any number of
     distinct ones, none of them an input); else only a single-output runner qualifies,
     and the callable returns its array.  ``disk``: a trampoline on disk is read on the
-    calling thread.  Runners qualify whose run is one sequencer
+    calling thread; ``loaded``: only a trampoline loaded already (None, and nothing read
+    or queued, otherwise).  Runners qualify whose run is one sequencer
     call, or one kernel in chunks that write their own parts of the output (run on the
     native pool, backend/parallel.py), with at most ``MAX_ALLOCS`` buffers; runners with
     pooled large buffers (backend/buffers.py) do not.  The door is also given to ``on_open``: at once, or, when its trampoline is
@@ -174,7 +176,7 @@ def front_door(runner, sources: list, n_args: int, scal_arg: bool = False,
     def ready(md: abi.MethodDef) -> None:
         if on_open is not None:
             on_open(make(md))
-    md = tr.method_def(sig, ready, disk)
+    md = tr.method_def(sig, ready, disk, loaded)
     if md is None:
         return None
     door = make(md)

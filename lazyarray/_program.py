@@ -387,7 +387,7 @@ def _door_for_steps(runner, scal_arg: bool) -> None:
     """Open ``runner``'s front door at once (its trampoline read from disk now), not at
     a quiet moment, when steps run it a second time: more steps of it follow, likely (a
     chain's)."""
-    if runner.runs == 2 and not runner.door_asked and _steps.stepping():
+    if runner.runs >= 2 and not runner.door_asked and _steps.stepping():
         runner.open_door_now(scal_arg, True, True)
 
 

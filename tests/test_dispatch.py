@@ -314,3 +314,33 @@ def test_a_program_with_many_buffers_gets_no_door():
     for _ in range(dispatch.MAX_ALLOCS + 6):
         want = want - np.mean(want) * 0.5
     np.testing.assert_allclose(np.asarray(p(xv)), want, rtol=1e-12, atol=1e-15)
+
+
+def test_a_loop_opens_its_door_on_its_own_thread_once_its_trampoline_is_loaded(monkeypatch):
+    """A runner's door is asked for at a quiet moment from its second run; a runner
+    whose trampoline another program loaded already opens it on the calling thread at
+    run ``DOOR_NOW`` (a tight loop is never quiet), and not before."""
+    from lazyarray.backend import cache, runtime
+    a = xp.asarray(np.linspace(0, 1, 300))
+    for _ in range(12):  # a structure whose door opens in the background
+        float(xp.sum(xp.sin(a) * 2.0))
+    native.flush()
+    runners = lambda: {id(v[0]): v[0] for v in cache.PROGRAMS.runners.data.values()}  # noqa: E731
+    assert any(r.door is not None for r in runners().values())
+    queued = []
+    monkeypatch.setattr(native.STORE, "later", lambda fn, *args: queued.append(fn))
+    before = set(runners())
+    doors = []
+    for k in range(12):  # another of the same signature, in a loop never quiet
+        assert float(xp.sum(xp.cos(a) * (3.0 + k))) == pytest.approx(
+            np.sum(np.cos(np.linspace(0, 1, 300)) * (3.0 + k)), rel=1e-13)
+        new = [r for i, r in runners().items() if i not in before]
+        doors.append([(r.runs, r.door is not None) for r in new])
+    made = [d for d in doors if d]
+    assert made, "no whole program was planned for the loop's structure"
+    last = {runs: opened for runs, opened in made[-1]}
+    assert last.get(runtime.DOOR_NOW) is True
+    for step in made:
+        for runs, opened in step:
+            assert opened == (runs >= runtime.DOOR_NOW)
+    assert queued  # (the quiet-moment request was still made, at the second run)
