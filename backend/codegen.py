@@ -20,7 +20,7 @@ from . import abi
 from . import complexmath as cm
 from .ir import ARG_REDUCE, SCALAR_TYPES, Op, ScalarType
 from .bytecode import kernel_slots
-from .pairwise import COLUMN_BYTES, CONTIGUOUS, STRIDED, Columns, PairwiseSum
+from .pairwise import CONTIGUOUS, STRIDED, Columns, PairwiseSum
 from .schedule import SCALAR_SLOT, Kernel
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -29,6 +29,7 @@ PTR = ir.PointerType()
 # A reduced axis shorter than a vector (VECTOR_BYTES) reduces in column order when at least
 # WIDE_OUT results lie side by side (see KernelBuilder._column_order)
 VECTOR_BYTES, WIDE_OUT = 32, 16
+COLUMN_BYTES = 8192  # a tile's row in a column-order reduction (see KernelBuilder._columns)
 # A contiguous float row of at most this many bytes takes argmin/argmax in one masked
 # vector (KernelBuilder._arg_short_row): 8 float64, 16 float32
 SHORT_ROW_BYTES = 64
@@ -329,23 +330,24 @@ class KernelBuilder:
         self.columns = Columns(entry, ty, _reduce_init(k.reduce, vdt, ty),
                                lambda bb, x, y: _combine(self.mb, bb, k.reduce, vdt, x, y,
                                                          exact=True),
-                               self.column_budget(vdt), self.pairwise is not None, _for)
-        return entry.and_(wide, cheaper)
+                               self.column_width(vdt), self.pairwise is not None, _for)
+        return entry.and_(entry.and_(wide, cheaper),
+                          self.columns.fits(entry, self._reduced_count(entry)))
 
     @staticmethod
-    def column_budget(vdt: ScalarType) -> int:
-        """Accumulators of the column order: ``COLUMN_BYTES`` of them (run and stack)."""
-        return COLUMN_BYTES // vdt.itemsize
+    def column_width(vdt: ScalarType) -> int:
+        """Columns in a tile of the column order: a row of ``COLUMN_BYTES``."""
+        return max(1, COLUMN_BYTES // vdt.itemsize)
 
     def _columns(self, b, offs, soff):
-        """The innermost output axis in tiles as wide as the rows allow
-        (``Columns.tile``): for each tile, the reduced axes outside and the tile's
-        columns inside, each column accumulating in ``Columns`` (pairwise for float
-        sums): the rows are read contiguously, and a column's result is the one the row
-        order gives, up to the summation tree."""
+        """The innermost output axis in tiles of ``COLUMN_BYTES``: for each tile, the
+        reduced axes outside and the tile's columns inside, each column accumulating in
+        ``Columns`` (pairwise for float sums): the rows are read contiguously, and a
+        column's result is the one the row order gives, up to the summation tree."""
         k, vdt, cols = self.k, self._value_dtype(), self.columns
+        width = cols.width
         j = k.n_out - 1
-        n, wc = self.sizes[j], cols.tile(b, self._reduced_count(b))
+        n, wc = self.sizes[j], ir.Constant(I64, width)
 
         def tile(bb, t, _):
             j0 = bb.mul(t, wc)
@@ -361,7 +363,7 @@ class KernelBuilder:
                             self._mean(b2, acc, count, vdt))
             cols.finish(bb, w, store)
             return []
-        _for(b, b.sdiv(b.add(n, b.sub(wc, ir.Constant(I64, 1))), wc), [], tile)
+        _for(b, _ceil_div(b, n, width), [], tile)
 
     def _column_rows(self, b, axis, offs, w):
         """Loops over the reduced axes; at each point, a row of the tile's columns."""

@@ -27,9 +27,9 @@ I64 = ir.IntType(64)
 CONTIGUOUS = 4096  # elements of a block read contiguously (vectorised)
 STRIDED = 256      # elements of any other block (numpy: 128, in 8 partial sums)
 DEPTH = 64   # a stack entry per bit of the block count
-# the column order's accumulators (see Columns), on the running thread's stack: as much as
-# the interpreter's registers may take (backend/bytecode.py, STACK_REGS)
-COLUMN_BYTES = 31 << 13
+# stack rows of a column-order sum: up to STRIDED * 2**29 rows (see Columns); with the tile's
+# run, 31 rows of 8 KiB (backend/codegen.py, COLUMN_BYTES) on the running thread's stack
+COLUMN_DEPTH = 30
 
 
 class PairwiseSum:
@@ -147,60 +147,43 @@ def _loop_start(b: ir.IRBuilder, name: str) -> tuple:
     return pre, blocks
 
 
-def column_tile(budget: int, rows: int, pairwise: bool) -> int:
-    """Columns in a tile of the column order (``Columns.tile``, in Python): as many as
-    ``budget`` elements hold with a run each and, for a pairwise sum of ``rows`` rows,
-    a stack row per bit of its block count; a multiple of 8 past 8."""
-    levels = (-(-rows // STRIDED)).bit_length() if pairwise else 0
-    w = budget // (levels + 1)
-    return w - w % 8 if w > 8 else w
-
-
 class Columns:
-    """Accumulators for a tile of adjacent results at once: the column order of a
+    """Accumulators for ``width`` adjacent results at once: the column order of a
     reduction (backend/codegen.py, ``KernelBuilder._columns``) walks the reduced axes
     outside and a tile of output columns inside, so a row is read contiguously where
     the reduced axis is strided (a column sum of a C-ordered matrix).
 
     ``run`` holds each column's partial result. For a pairwise sum a run ends after
-    ``STRIDED`` rows and is pushed, a row of the tile's sums, onto a stack merged like
+    ``STRIDED`` rows and is pushed, a row of ``width`` sums, onto a stack merged like
     ``PairwiseSum``'s, so each column's sum is the same tree as a strided sum's in the
-    row order. Run and stack share ``budget`` elements: ``tile(rows)`` is the width
-    that leaves the stack a row per bit of the block count, so a tile is as wide as the
-    rows allow (a whole row of 2000x5000 float64: read as it lies, where tiles of 8 KiB
-    walked 40 KiB apart), and the bits are the same at any width.
+    row order. The stack has ``COLUMN_DEPTH`` rows (a row per bit of the block count),
+    so a pairwise sum may run in column order only while ``fits(rows)``.
     ``loop(b, n, init, step)`` is the code generator's counted loop."""
 
     def __init__(self, entry: ir.IRBuilder, ty: ir.Type, zero: ir.Value, combine,
-                 budget: int, pairwise: bool, loop) -> None:
-        self.ty, self.zero, self.combine, self.budget = ty, zero, combine, budget
+                 width: int, pairwise: bool, loop) -> None:
+        self.ty, self.zero, self.combine, self.width = ty, zero, combine, width
         self.pairwise, self.loop = pairwise, loop
-        self.run = entry.alloca(ty, size=ir.Constant(I64, budget), name="columns_run")
-        self.width = None  # the tile's width (``tile``), an int64 value of this call
+        self.run = entry.alloca(ty, size=ir.Constant(I64, width), name="columns_run")
         if pairwise:
+            self.stack = entry.alloca(ty, size=ir.Constant(I64, COLUMN_DEPTH * width),
+                                      name="columns_stack")
             self.top = entry.alloca(I64, name="columns_top")
             self.blocks = entry.alloca(I64, name="columns_blocks")
             self.filled = entry.alloca(I64, name="columns_filled")
 
-    def tile(self, b: ir.IRBuilder, rows: ir.Value) -> ir.Value:
-        """The tile's width for ``rows`` reduced rows (``column_tile``), set for this
-        call's stack rows and returned."""
-        levels = ir.Constant(I64, 0)
-        if self.pairwise:
-            blocks = b.udiv(b.add(rows, ir.Constant(I64, STRIDED - 1)), ir.Constant(I64, STRIDED))
-            levels = b.sub(ir.Constant(I64, 64), b.ctlz(blocks, ir.Constant(ir.IntType(1), 0)))
-        w = b.udiv(ir.Constant(I64, self.budget), b.add(levels, ir.Constant(I64, 1)))
-        eight = ir.Constant(I64, 8)
-        w = b.select(b.icmp_unsigned(">", w, eight), b.sub(w, b.and_(w, ir.Constant(I64, 7))), w)
-        self.width = w
-        return w
+    def fits(self, b: ir.IRBuilder, rows: ir.Value) -> ir.Value:
+        """An i1: whether ``rows`` rows fit the stack (always, but for a pairwise sum)."""
+        if not self.pairwise:
+            return ir.Constant(ir.IntType(1), 1)
+        return b.icmp_signed("<", rows, ir.Constant(I64, STRIDED << (COLUMN_DEPTH - 1)))
 
     def _at(self, b: ir.IRBuilder, base: ir.Value, i: ir.Value) -> ir.Value:
         return b.gep(base, [i], source_etype=self.ty)
 
     def _row(self, b: ir.IRBuilder, level: ir.Value) -> ir.Value:
-        """The stack's row ``level`` (after the run's)."""
-        return self._at(b, self.run, b.mul(b.add(level, ir.Constant(I64, 1)), self.width))
+        """The stack's row ``level``."""
+        return self._at(b, self.stack, b.mul(level, ir.Constant(I64, self.width)))
 
     def _each(self, b: ir.IRBuilder, w: ir.Value, fn) -> None:
         def step(bb, i, _):
