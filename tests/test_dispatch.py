@@ -319,7 +319,7 @@ def test_a_program_with_many_buffers_gets_no_door():
 def test_a_loop_opens_its_door_on_its_own_thread_once_its_trampoline_is_loaded(monkeypatch):
     """A runner's door is asked for at a quiet moment from its second run; a runner
     whose trampoline another program loaded already opens it on the calling thread at
-    run ``DOOR_NOW`` (a tight loop is never quiet), and not before."""
+    run ``DOOR_NOW`` (a short loop ends before a quiet moment), and not before."""
     from lazyarray.backend import cache, runtime
     a = xp.asarray(np.linspace(0, 1, 300))
     for _ in range(12):  # a structure whose door opens in the background
@@ -331,7 +331,7 @@ def test_a_loop_opens_its_door_on_its_own_thread_once_its_trampoline_is_loaded(m
     monkeypatch.setattr(native.STORE, "later", lambda fn, *args: queued.append(fn))
     before = set(runners())
     doors = []
-    for k in range(12):  # another of the same signature, in a loop never quiet
+    for k in range(12):  # another of the same signature (quiet-moment requests held back)
         assert float(xp.sum(xp.cos(a) * (3.0 + k))) == pytest.approx(
             np.sum(np.cos(np.linspace(0, 1, 300)) * (3.0 + k)), rel=1e-13)
         new = [r for i, r in runners().items() if i not in before]
