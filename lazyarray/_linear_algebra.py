@@ -54,21 +54,12 @@ def _matmul(x1: Array, x2: Array) -> Array:
     a, b = cast(x1, d), cast(x2, d)
     if (x1.ndim, x2.ndim) in ((2, 1), (1, 2)):  # one node, as matmul's fast path records
         (sa, sb), mv = (a._node.shape, b._node.shape), x1.ndim == 2
-        try:
-            n = dim_assert_equal(sa[0] if mv else sb[1], sa[-1], sb[0])
-        except ValueError:
-            raise ValueError(f"matmul(): inner sizes differ: x1 has shape {x1.shape}, "
-                             f"x2 has shape {x2.shape}") from None
+        n = _checked(sa[0] if mv else sb[1], sa[-1], sb[0], x1, x2)
         return record(Op.MATMUL, d, (n,), (a._node, b._node))
     a = expand_dims(a, axis=0) if x1.ndim == 1 else a
     b = expand_dims(b, axis=-1) if x2.ndim == 1 else b
     sa, sb = a._node.shape, b._node.shape
-    ka, kb = sa[-1], sb[-2]
-    try:
-        n = dim_assert_equal(sb[-1], ka, kb)
-    except ValueError:
-        raise ValueError(f"matmul(): inner sizes differ: x1 has shape {x1.shape}, "
-                         f"x2 has shape {x2.shape}") from None
+    n = _checked(sb[-1], sa[-1], sb[-2], x1, x2)
     batch = broadcast_shapes(sa[:-2], sb[:-2])
     if batch:
         a = broadcast_to(a, batch + sa[-2:])
@@ -79,6 +70,16 @@ def _matmul(x1: Array, x2: Array) -> Array:
     if x2.ndim == 1:
         out = squeeze(out, axis=-1)
     return out
+
+
+def _checked(size, ka, kb, x1: Array, x2: Array):
+    """``size``, carrying the check that the contracted sizes ``ka`` and ``kb`` agree
+    (symbolic ones when bound); the error names both shapes when they cannot."""
+    try:
+        return dim_assert_equal(size, ka, kb)
+    except ValueError:
+        raise ValueError(f"matmul(): inner sizes differ: x1 has shape {x1.shape}, "
+                         f"x2 has shape {x2.shape}") from None
 
 
 def matrix_transpose(x: Array, /) -> Array:
