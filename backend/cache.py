@@ -18,7 +18,7 @@ from typing import Callable
 
 from . import native, runtime, tiers
 from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCALAR_TYPES, SCAN, VIEW, Node, Op
-from .merge import merge
+from .merge import holds, merge
 from .sink import sink
 from .schedule import Schedule, schedule
 
@@ -303,6 +303,11 @@ class ProgramCache:
         gkey = (key if key is not None else graph_key(nodes), outputs)
         with self.lock:
             sched = self.schedules.get(gkey)
+        if sched is not None and sched.premise:  # sizes it assumed equal: are they here?
+            if callable(nodes):
+                nodes = nodes()
+            if not holds(sched.premise, nodes):
+                sched = None  # scheduled for these sizes (the latest wins the entry)
         if sched is None:
             if callable(nodes):
                 nodes = nodes()

@@ -55,7 +55,7 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
     if not joined:
         return sched
     readers = _readers(sched)
-    kernels, stages, base, unwritten = [], [], 0, set()
+    kernels, stages, base, unwritten, premise = [], [], 0, set(), list(sched.premise)
     for (kind, x), runs in zip(sched.stages, groups):
         if runs is None:
             stages.append((kind, x))
@@ -66,6 +66,7 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
                 k = sched.kernels[run[0]]
             else:  # a member's buffer that nobody else reads is not written at all
                 members = [sched.kernels[i] for i in run]
+                premise.append(tuple(m.iter_axes for m in members))
                 inside = set(run)
                 stored = {m.store.buf for m in members[:-1]
                           if readers.get(m.store.buf, set()) - inside}
@@ -79,7 +80,26 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
         stages.append((kind, nums))
     return Schedule(kernels, stages, sched.buffers, sched.buffer_dtypes, sched.n_inputs,
                     sched.scalars, sched.outputs, base, sched.materialized,
-                    frozenset(unwritten))
+                    frozenset(unwritten), tuple(premise))
+
+
+def holds(premise: tuple, nodes: list) -> bool:
+    """Whether the graph ``nodes`` gives the joined kernels of a schedule's ``premise``
+    (per joined kernel, its members' iteration axes) equal sizes, as the graph it was
+    made from did.  The join compared sizes, which the structural key a schedule is
+    cached under does not hold: two outputs over arrays of 5 and 5 elements joined, and
+    the same structure over 10 and 10,000,000 ran the joined kernel over the sizes of
+    one member, writing past the other's buffer."""
+    for members in premise:
+        first = _sizes(members[0], nodes)
+        for axes in members[1:]:
+            if _sizes(axes, nodes) != first:
+                return False
+    return True
+
+
+def _sizes(iter_axes: tuple, nodes: list) -> tuple:
+    return tuple([nodes[j].shape[a] for j, a in iter_axes])
 
 
 def _readers(sched: Schedule) -> dict:
@@ -105,7 +125,7 @@ def _space(k: Kernel, nodes: list):
     ins = k.body[k.value]
     if (ins[2] if ins[0] == "op" else ins[1]) != k.out_dtype:
         return None
-    return tuple([nodes[j].shape[a] for j, a in k.iter_axes])
+    return _sizes(k.iter_axes, nodes)
 
 
 def _joinable(run: list, k: Kernel, written: dict, sched: Schedule) -> bool:

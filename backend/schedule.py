@@ -149,16 +149,19 @@ class Schedule:
     scalar slot; ``outputs``: buffer slot per program output; ``materialized``: the
     nodes given a buffer; ``unwritten``: those among them no kernel writes (a joined
     kernel's member that only the kernel itself reads, backend/merge.py: its buffer is
-    allocated, never touched).  (A ``__dict__`` of its own holds digests computed once.)"""
+    allocated, never touched); ``premise``: the sizes this schedule assumes equal beyond
+    what its graph's structure says (backend/merge.py, ``holds``): it is cached by
+    structure, and another graph of that structure may run it only where they are equal.
+    (A ``__dict__`` of its own holds digests computed once.)"""
 
     def __init__(self, kernels: list, stages: list, buffers: list, buffer_dtypes: list,
                  n_inputs: int, scalars: list, outputs: list, meta_size: int,
                  materialized: frozenset = frozenset(),
-                 unwritten: frozenset = frozenset()) -> None:
+                 unwritten: frozenset = frozenset(), premise: tuple = ()) -> None:
         self.kernels, self.stages, self.buffers = kernels, stages, buffers
         self.buffer_dtypes, self.n_inputs, self.scalars = buffer_dtypes, n_inputs, scalars
         self.outputs, self.meta_size, self.materialized = outputs, meta_size, materialized
-        self.unwritten = unwritten
+        self.unwritten, self.premise = unwritten, premise
 
     def __repr__(self) -> str:
         return (f"Schedule({len(self.kernels)} kernels, {len(self.buffers)} buffers, "
@@ -170,7 +173,7 @@ class Schedule:
         slot = {j: s for s, j in enumerate(self.buffers) if s >= self.n_inputs}
         return Schedule(self.kernels, self.stages, self.buffers, self.buffer_dtypes,
                         self.n_inputs, self.scalars, self.outputs + [slot[j] for j in roots],
-                        self.meta_size, self.materialized, self.unwritten)
+                        self.meta_size, self.materialized, self.unwritten, self.premise)
 
     def signature(self) -> tuple:
         """Key of the native code: equal signatures share one compiled program."""

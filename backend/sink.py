@@ -27,7 +27,7 @@ def sink(sched: Schedule) -> Schedule:
         return sched
     return Schedule([sched.kernels[i] for i in order], stages, sched.buffers,
                     sched.buffer_dtypes, sched.n_inputs, sched.scalars, sched.outputs,
-                    sched.meta_size, sched.materialized, sched.unwritten)
+                    sched.meta_size, sched.materialized, sched.unwritten, sched.premise)
 
 
 def _scalar(k: Kernel) -> bool:

@@ -192,3 +192,31 @@ def test_a_held_node_is_not_kept_from_a_buffer_nobody_wrote():
     assert i in merged.unwritten and i in merged.buffers
     assert _live.buffered(nodes, [i], merged) == []
     assert merged.with_outputs([]).unwritten == merged.unwritten
+
+
+@pytest.mark.parametrize("tier", ["auto", "interpret", "compile"])
+def test_a_join_of_equal_sizes_is_not_reused_for_unequal_ones(monkeypatch, tier):
+    """Two outputs over arrays of equal sizes join; the schedule is cached by structure,
+    which does not hold the sizes: the same structure over unequal sizes must not run
+    the joined kernel (it ran over one member's sizes, writing past the other's
+    buffer: a wrong result, then a crash)."""
+    monkeypatch.setenv("LAZYARRAY_TIER", tier)
+    from lazyarray.backend.cache import PROGRAMS
+    PROGRAMS.clear()
+
+    def both(n, m):
+        a, b = np.linspace(0, 1, n), np.linspace(-1, 0, m)
+        s, c = xp.evaluate(xp.sin(xp.asarray(a)) * 2.0, xp.cos(xp.asarray(b)) * 3.0)
+        np.testing.assert_allclose(np.asarray(s), np.sin(a) * 2.0, rtol=1e-15, atol=1e-15)
+        np.testing.assert_allclose(np.asarray(c), np.cos(b) * 3.0, rtol=1e-15)
+    both(1000, 1000)
+    (sched,) = [e[0] for e in PROGRAMS.schedules.data.values() if e[0].premise]
+    assert len(sched.kernels) == 1  # joined, under a premise
+    for n, m in ((10, 3_000_000), (3_000_000, 10), (7, 7), (3, 9)):
+        both(n, m)
+    g = xp.jit(lambda a, b: (xp.sin(a) * 2.0, xp.cos(b) * 3.0))
+    for n, m in ((5, 5), (9, 3), (3, 2_000_000)):
+        a, b = np.linspace(0, 1, n), np.linspace(-1, 0, m)
+        s, c = g(a, b)
+        np.testing.assert_allclose(np.asarray(s), np.sin(a) * 2.0, rtol=1e-15, atol=1e-15)
+        np.testing.assert_allclose(np.asarray(c), np.cos(b) * 3.0, rtol=1e-15)
