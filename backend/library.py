@@ -304,6 +304,7 @@ def _preload() -> None:
     except Exception:  # noqa: BLE001 - the first evaluation tries again and reports
         pass
     _after_preload()
+    native.STORE.start_later()
 
 
 def _after_preload() -> None:

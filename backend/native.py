@@ -355,6 +355,12 @@ class Store:
             import atexit
             atexit.register(self.stop)
 
+    def start_later(self) -> None:
+        """Start ``later``'s thread now (a background thread calls this after the import:
+        a program's second run, which hands its upgrade to ``later``, then does not wait
+        for the thread to start)."""
+        self._later.start()
+
     def flush(self, timeout: float = 600.0) -> None:
         """Wait until nothing is queued or compiling in the background."""
         end = time.monotonic() + timeout

@@ -357,10 +357,13 @@ class SerialWorker:
         if self.stopping:
             return
         if self.thread is None:
-            self._start()
+            self.start()
         self.queue.put((fn, args))
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Start the thread now, if it is not running (``submit`` starts it otherwise:
+        ``Thread.start`` waits for the new thread to run, 0.1-0.4 ms that a caller of
+        ``submit`` would pay)."""
         with self.lock:
             if self.thread is None and not self.stopping:
                 thread = threading.Thread(target=self._run, name=self.name, daemon=True)
