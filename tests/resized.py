@@ -21,6 +21,7 @@ import numpy as np
 UNARY = ("sin", "exp", "abs", "neg", "sqrt_abs")
 BINARY = ("+", "*", "-")
 REDUCE = ("sum", "max", "min", "mean")
+VIEWS = ("every_other", "transpose", "flip")
 
 
 def draw_plan(rng, n_leaves: int) -> list:
@@ -28,7 +29,8 @@ def draw_plan(rng, n_leaves: int) -> list:
     plan = []
     for _ in range(int(rng.integers(2, 8))):
         n = n_leaves + len(plan)
-        kind = rng.choice(["un", "bin", "sc", "red"], p=[0.3, 0.35, 0.2, 0.15])
+        kind = rng.choice(["un", "bin", "sc", "red", "view", "mm"],
+                          p=[0.25, 0.3, 0.15, 0.12, 0.1, 0.08])
         if kind == "un":
             plan.append(("un", int(rng.integers(0, n)), str(rng.choice(UNARY))))
         elif kind == "bin":
@@ -36,9 +38,13 @@ def draw_plan(rng, n_leaves: int) -> list:
                          str(rng.choice(BINARY))))
         elif kind == "sc":
             plan.append(("sc", int(rng.integers(0, n)), float(rng.normal()), float(rng.normal())))
-        else:
+        elif kind == "red":
             plan.append(("red", int(rng.integers(0, n)), int(rng.integers(0, 2)),
                          str(rng.choice(REDUCE))))
+        elif kind == "view":
+            plan.append(("view", int(rng.integers(0, n)), str(rng.choice(VIEWS))))
+        else:
+            plan.append(("mm", int(rng.integers(0, n)), int(rng.integers(0, n))))
     return plan
 
 
@@ -64,6 +70,13 @@ def build(lib, leaves: list, plan: list) -> list:
             vals.append(v + w if step[3] == "+" else v * w if step[3] == "*" else v - w)
         elif kind == "sc":
             vals.append(v * step[2] + step[3])
+        elif kind == "view":
+            f = step[2]
+            vals.append(v if v.ndim == 0 else
+                        v[::2] if f == "every_other" or v.ndim < 2 and f == "transpose" else
+                        v.T if f == "transpose" else lib.flip(v, axis=0))
+        elif kind == "mm":  # numpy's ValueError for ranks or sizes that do not fit: skipped
+            vals.append(lib.matmul(v, vals[step[2]]))
         else:
             vals.append(getattr(lib, step[3])(v, axis=step[2] % v.ndim) if v.ndim else v)
     return [vals[i] for i in outputs_of(plan, len(leaves))]
@@ -98,7 +111,8 @@ def check_graph(seed: int, index: int, xp, sizes: int = 4) -> list:
             problems.append(f"{where}: raised {type(e).__name__}: {e}")
             continue
         for w, g in zip(want, got):
-            if w.shape != g.shape or not np.allclose(g, w, rtol=1e-12, atol=1e-12,
+            scale = float(np.max(np.abs(w), initial=1.0, where=np.isfinite(w)))
+            if w.shape != g.shape or not np.allclose(g, w, rtol=1e-12, atol=1e-12 * scale,
                                                      equal_nan=True):
                 problems.append(f"{where}: differs from numpy")
                 break
