@@ -1,6 +1,6 @@
 """Structures met again at other sizes: random graphs of several outputs over broadcasting
 leaves, evaluated at one set of sizes and then, same structure (same ranks, other
-sizes), at three more, each result against numpy's.
+sizes), at three more, each result against numpy's, evaluated implicitly and under ``jit``.
 
     python tests/resized.py --graphs 2000 --seed 0      # exits non-zero on a mismatch
 
@@ -96,6 +96,7 @@ def check_graph(seed: int, index: int, xp, sizes: int = 4) -> list:
     ranks = [int(rng.integers(1, 3)) for _ in range(int(rng.integers(2, 4)))]
     plan = draw_plan(rng, len(ranks))
     problems = []
+    jitted = xp.jit(lambda *leaves: tuple(build(xp, list(leaves), plan)))
     for trial in range(sizes):
         shapes = draw_shapes(rng, ranks)
         leaves = [rng.normal(size=s) for s in shapes]
@@ -104,18 +105,22 @@ def check_graph(seed: int, index: int, xp, sizes: int = 4) -> list:
         except ValueError:
             continue  # shapes numpy does not broadcast: lazyarray must refuse them too
         where = f"graph {index} of seed {seed}, sizes {trial} {shapes}, plan {plan}"
-        try:
-            outs = build(xp, [xp.asarray(v) for v in leaves], plan)
-            got = [np.asarray(o) for o in (xp.evaluate(*outs) if len(outs) > 1 else outs)]
-        except Exception as e:  # noqa: BLE001 - reported, with the graph to replay it
-            problems.append(f"{where}: raised {type(e).__name__}: {e}")
-            continue
-        for w, g in zip(want, got):
-            scale = float(np.max(np.abs(w), initial=1.0, where=np.isfinite(w)))
-            if w.shape != g.shape or not np.allclose(g, w, rtol=1e-12, atol=1e-12 * scale,
-                                                     equal_nan=True):
-                problems.append(f"{where}: differs from numpy")
-                break
+        for how in ("implicit", "jit"):
+            try:
+                if how == "jit":
+                    got = [np.asarray(o) for o in jitted(*leaves)]
+                else:
+                    outs = build(xp, [xp.asarray(v) for v in leaves], plan)
+                    got = [np.asarray(o) for o in (xp.evaluate(*outs) if len(outs) > 1 else outs)]
+            except Exception as e:  # noqa: BLE001 - reported, with the graph to replay it
+                problems.append(f"{where}, {how}: raised {type(e).__name__}: {e}")
+                continue
+            for w, g in zip(want, got):
+                scale = float(np.max(np.abs(w), initial=1.0, where=np.isfinite(w)))
+                if w.shape != g.shape or not np.allclose(g, w, rtol=1e-12, atol=1e-12 * scale,
+                                                         equal_nan=True):
+                    problems.append(f"{where}, {how}: differs from numpy")
+                    break
     return problems
 
 
