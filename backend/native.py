@@ -375,6 +375,14 @@ class Store:
         finally:
             self._flushing -= 1
 
+    def exiting(self) -> None:
+        """The interpreter is exiting (threading's shutdown: before the atexit hooks and
+        before other threads are joined): no background compile starts any more.  Until
+        ``stop`` ran, a compile queued for a quiet moment found one while other exit hooks
+        ran (the compile worker's own took 1.3 s, waiting for that worker to start), and a
+        short process on a new machine then waited 3-10 s at exit for the bundle."""
+        self._stopping = True
+
     def stop(self) -> None:
         """At exit: drop what is queued, wait for the background compile under way (30 s
         at most: it waits for the compile worker, whose reply can be abandoned), and
@@ -479,6 +487,10 @@ flush = STORE.flush
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=STORE.after_fork_in_child)
+# threading's own exit hooks run before the interpreter joins its threads and before any
+# atexit hook (Python 3.9+; a private name, which concurrent.futures uses too)
+if hasattr(threading, "_register_atexit"):
+    threading._register_atexit(STORE.exiting)
 
 
 # --------------------------------------------------------------------------- fingerprint
