@@ -315,13 +315,18 @@ class Pool:
         w.close()
 
     def close(self) -> None:
+        """Stop the workers (at exit): killed, not asked to finish.  A worker still
+        starting (Python, llvmlite and LLVM: about 1.3 s here) only reads its end of
+        the pipe once ready, so a short process on a new machine waited that long at
+        exit; a request still in flight is abandoned (a caller's compile then runs in
+        this process, a background one is dropped, as it would be at exit anyway)."""
         with self.state:
             if self._timer is not None:
                 self._timer.cancel()
             self.closed = True
             for w in (self.current, self.next):
                 if w is not None:
-                    w.close()
+                    w.kill()
             self.current = self.next = None
 
 
