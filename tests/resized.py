@@ -22,6 +22,7 @@ UNARY = ("sin", "exp", "abs", "neg", "sqrt_abs")
 BINARY = ("+", "*", "-")
 REDUCE = ("sum", "max", "min", "mean")
 VIEWS = ("every_other", "transpose", "flip")
+SHAPING = ("flatten", "cumsum", "concat", "take", "where")
 
 
 def draw_plan(rng, n_leaves: int) -> list:
@@ -29,8 +30,8 @@ def draw_plan(rng, n_leaves: int) -> list:
     plan = []
     for _ in range(int(rng.integers(2, 8))):
         n = n_leaves + len(plan)
-        kind = rng.choice(["un", "bin", "sc", "red", "view", "mm"],
-                          p=[0.25, 0.3, 0.15, 0.12, 0.1, 0.08])
+        kind = rng.choice(["un", "bin", "sc", "red", "view", "mm", "shape"],
+                          p=[0.22, 0.26, 0.12, 0.1, 0.1, 0.08, 0.12])
         if kind == "un":
             plan.append(("un", int(rng.integers(0, n)), str(rng.choice(UNARY))))
         elif kind == "bin":
@@ -43,8 +44,11 @@ def draw_plan(rng, n_leaves: int) -> list:
                          str(rng.choice(REDUCE))))
         elif kind == "view":
             plan.append(("view", int(rng.integers(0, n)), str(rng.choice(VIEWS))))
-        else:
+        elif kind == "mm":
             plan.append(("mm", int(rng.integers(0, n)), int(rng.integers(0, n))))
+        else:
+            plan.append(("shape", int(rng.integers(0, n)), int(rng.integers(0, n)),
+                         str(rng.choice(SHAPING)), int(rng.integers(0, 1 << 30))))
     return plan
 
 
@@ -77,9 +81,28 @@ def build(lib, leaves: list, plan: list) -> list:
                         v.T if f == "transpose" else lib.flip(v, axis=0))
         elif kind == "mm":  # numpy's ValueError for ranks or sizes that do not fit: skipped
             vals.append(lib.matmul(v, vals[step[2]]))
+        elif kind == "shape":
+            vals.append(_shaping(lib, v, vals[step[2]], step[3], step[4]))
         else:
             vals.append(getattr(lib, step[3])(v, axis=step[2] % v.ndim) if v.ndim else v)
     return [vals[i] for i in outputs_of(plan, len(leaves))]
+
+
+def _shaping(lib, v, w, f: str, salt: int):
+    """Ops whose sizes come from their inputs' in other ways than elementwise ones'."""
+    if v.ndim == 0:
+        return v
+    if f == "flatten":
+        return lib.reshape(v, (-1,))
+    if f == "cumsum":
+        return lib.cumulative_sum(v, axis=v.ndim - 1)
+    if f == "concat":  # ValueError (numpy's) unless the other axes fit: skipped
+        return lib.concat([v, w], axis=0) if lib is not np else np.concatenate([v, w], axis=0)
+    if f == "take":  # indices from the size at hand (every size has its own)
+        n = v.shape[0]
+        idx = np.arange(n)[::-1] if salt % 2 else (np.arange(n) * (salt % 7 + 1)) % n
+        return lib.take(v, lib.asarray(idx) if lib is not np else idx, axis=0)
+    return lib.where(v > 0.1, v, w)  # ValueError unless they broadcast: skipped
 
 
 def draw_shapes(rng, ranks: list) -> list:
