@@ -21,7 +21,7 @@ import numpy as np
 UNARY = ("sin", "exp", "abs", "neg", "sqrt_abs")
 BINARY = ("+", "*", "-")
 REDUCE = ("sum", "max", "min", "mean")
-VIEWS = ("every_other", "transpose", "flip")
+VIEWS = ("every_other", "transpose", "flip", "half", "drop_first")
 SHAPING = ("flatten", "cumsum", "concat", "take", "where")
 
 
@@ -78,6 +78,8 @@ def build(lib, leaves: list, plan: list) -> list:
             f = step[2]
             vals.append(v if v.ndim == 0 else
                         v[::2] if f == "every_other" or v.ndim < 2 and f == "transpose" else
+                        v[:(v.shape[0] + 1) // 2] if f == "half" else  # a bound per size
+                        v[1:] if f == "drop_first" else
                         v.T if f == "transpose" else lib.flip(v, axis=0))
         elif kind == "mm":  # numpy's ValueError for ranks or sizes that do not fit: skipped
             vals.append(lib.matmul(v, vals[step[2]]))
