@@ -489,8 +489,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=STORE.after_fork_in_child)
 # threading's own exit hooks run before the interpreter joins its threads and before any
 # atexit hook (Python 3.9+; a private name, which concurrent.futures uses too)
-if hasattr(threading, "_register_atexit"):
+try:
     threading._register_atexit(STORE.exiting)
+except (AttributeError, RuntimeError):  # imported while exiting: ``stop`` still drops
+    pass
 
 
 # --------------------------------------------------------------------------- fingerprint
