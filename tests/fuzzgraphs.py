@@ -395,11 +395,16 @@ def _axes_of(axis, ndim: int) -> tuple:
 
 
 def _magnitude(v: np.ndarray) -> np.ndarray:
-    """|x| as float64 (|re| + |im| for complex), 0 for non-finite elements."""
+    """|x| as float64 (|re| + |im| for complex), 0 for non-finite parts.  (A complex
+    element with one infinite part keeps the other's: a sum of terms whose real parts
+    are -inf still rounds its imaginary parts in any order.)"""
     if v.dtype.kind == "c":
-        m = np.abs(v.real).astype(np.float64) + np.abs(v.imag).astype(np.float64)
-    else:
-        m = np.abs(v.astype(np.float64))
+        return _finite_abs(v.real) + _finite_abs(v.imag)
+    return _finite_abs(v)
+
+
+def _finite_abs(v: np.ndarray) -> np.ndarray:
+    m = np.abs(v.astype(np.float64))
     return np.where(np.isfinite(m), m, 0.0)
 
 
