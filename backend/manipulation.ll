@@ -151,7 +151,7 @@ define internal ptr @lz_make1(ptr %ctx, ptr %n, ptr %dtype, ptr %shape, ptr %arg
   %nod = icmp eq ptr %dtype, null
   %d = select i1 %nod, ptr %own, ptr %dtype
   %srcs = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %n)
-  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d, ptr %shape, ptr %srcs, ptr %arg, i1 1)
+  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d, ptr %shape, ptr %srcs, ptr %arg)
   call void @Py_DecRef(ptr %n)
   ret ptr %r
 }
@@ -649,7 +649,7 @@ make:
   %op = call ptr @w(ptr %ctx, i64 $C_OP$)
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
   %srcs = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %nc, ptr %n1, ptr %n2)
-  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d1, ptr %shc, ptr %srcs, ptr %none, i1 1)
+  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d1, ptr %shc, ptr %srcs, ptr %none)
   call void @Py_DecRef(ptr %nc)
   call void @Py_DecRef(ptr %n1)
   call void @Py_DecRef(ptr %n2)
@@ -963,7 +963,7 @@ shape:
   %noao = icmp eq ptr %ao, null
   br i1 %noao, label %errorshape, label %make
 make:
-  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d, ptr %nsh, ptr %srcs, ptr %ao, i1 1)
+  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d, ptr %nsh, ptr %srcs, ptr %ao)
   call void @Py_DecRef(ptr %ao)
   call void @Py_DecRef(ptr %n0)
   ret ptr %r

@@ -395,7 +395,7 @@ make:
   ; (lz_make steals them)
   call void @Py_IncRef(ptr %shape)
   call void @Py_IncRef(ptr %sr)
-  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg, i1 1)
+  %r = call ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %sr, ptr %arg)
   %nor = icmp eq ptr %r, null
   br i1 %nor, label %why, label %made
 made:
@@ -588,10 +588,10 @@ python:
   ret i32 0
 }
 
-; ---- a node of %op made from %shape (stolen), %srcs (stolen, Nodes) and %arg, with its
-; signature; its Array too when %wrap.  NULL with an error set on error; NULL without
-; one when its sizes do not fit (lz_sizes_fit: the Python function checks them)
-define internal ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %arg, i1 %wrap) {
+; ---- the Array of a node of %op made from %shape (stolen), %srcs (stolen, Nodes) and
+; %arg, with its signature.  NULL with an error set on error; NULL without one when its
+; sizes do not fit (lz_sizes_fit: the Python function checks them)
+define internal ptr @lz_make(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %arg) {
 entry:
   %noshape = icmp eq ptr %shape, null
   %nosrcs = icmp eq ptr %srcs, null
@@ -609,14 +609,12 @@ node:
   %nd = call ptr @lz_node_arg(ptr %ctx, ptr %op, ptr %dtype, ptr %shape, ptr %srcs, ptr %arg, ptr %none, ptr %sg)
   call void @Py_DecRef(ptr %shape)
   %nond = icmp eq ptr %nd, null
-  %bare = xor i1 %wrap, 1
-  %done = or i1 %nond, %bare
-  br i1 %done, label %out, label %wrapped
+  br i1 %nond, label %failed_node, label %wrapped
 wrapped:
   %r = call ptr @lz_wrap(ptr %ctx, ptr %nd)
   ret ptr %r
-out:
-  ret ptr %nd
+failed_node:
+  ret ptr null
 failed:
   call void @Py_DecRef(ptr %shape)
   call void @Py_DecRef(ptr %srcs)
@@ -708,7 +706,7 @@ matrices:
   %s1 = call ptr @item(ptr %sb, i64 1)
   %shape = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %s0, ptr %s1)
   %srcs = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %a, ptr %b)
-  %r = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %shape, ptr %srcs, ptr %none, i1 1)
+  %r = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %shape, ptr %srcs, ptr %none)
   br label %made
 vector:
   ; matrix @ vector: the product (m,); vector @ matrix: the product (n,) (one node: the
@@ -718,7 +716,7 @@ vector:
   %size = call ptr @item(ptr %sizes, i64 %pos)
   %vshape = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %size)
   %vsrcs = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %a, ptr %b)
-  %rv = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %vshape, ptr %vsrcs, ptr %none, i1 1)
+  %rv = call ptr @lz_make(ptr %ctx, ptr %mmop, ptr %d, ptr %vshape, ptr %vsrcs, ptr %none)
   br label %made
 made:
   %res = phi ptr [%r, %matrices], [%rv, %vector]
@@ -783,7 +781,7 @@ make:
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
   %d = call ptr @get(ptr %n, i64 %od)
   %axes = call ptr @w(ptr %ctx, i64 $C_T_AXES$)
-  %out = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d, ptr %nsh, ptr %srcs, ptr %axes, i1 1)
+  %out = call ptr @lz_make(ptr %ctx, ptr %op, ptr %d, ptr %nsh, ptr %srcs, ptr %axes)
   %noout = icmp eq ptr %out, null
   br i1 %noout, label %why, label %link
 link:
