@@ -41,7 +41,8 @@ MIN_REG_BYTES = 512
 (K_FN, K_MODE, K_R, K_NOUT, K_META, K_VMETA, K_NLOADS, K_LOADS, K_NINS, K_INS, K_NREGS,
  K_VALUE, K_SSLOT, K_SSIZE, K_SMETA, K_PUT, K_INIT, K_ACC, K_HRED, K_MEAN, K_ARGX, K_ARGS,
  K_SCANX, K_SCANS, K_GEMM, K_GEMM_X, K_GEMM_Y, K_VSIZE, K_NSLOTS, K_SLOTS, K_NSCAL, K_SCALS,
- K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, K_RBYTES, K_NXS, K_XS, HEADER) = range(41)
+ K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, K_RBYTES, K_NXS, K_XS, K_NPOST, K_PACC, K_PVALUE,
+ HEADER) = range(44)
 # modes
 ELEMENTWISE, REDUCE, ARG, SCAN = range(4)
 # a load: buffer slot, element size, meta position of its offset (strides follow, then
@@ -144,20 +145,21 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     r = k.n_out + k.n_red
     mode = _mode(k)
     regs, n_regs = _registers(k)
+    # an epilogue's registers follow the body's: the result's (the accumulator's or the
+    # lanes' sum, pointed to when it runs), then one per instruction
+    post = [n_regs + t for t in range(len(k.post))]
+    n_regs += len(post)
     vdt = _ins_dtype(body[k.value])
     vsize, ssize = vdt.itemsize, k.out_dtype.itemsize
-    # one pass over the body: the widest element, each load's dtype, the scalar slots
+    # one pass over the body and epilogue: the widest element, each load's dtype
     widest = max(8, ssize)  # int64 at least: index blocks of gathers and arg-reductions
     load_dt: dict = {}
-    scal: set = set()
-    for ins in body:
+    for ins in body + k.post:
         kind = ins[0]
         dt = ins[2] if kind == "op" else ins[1]
         if dt.itemsize > widest:
             widest = dt.itemsize
-        if kind == "scalar":
-            scal.add(ins[2])
-        elif kind != "op":  # a load or a gather: its load number is ins[2]
+        if kind == "load" or kind == "gather":  # its load number is ins[2]
             load_dt[ins[2]] = dt
     for v, j in k.outs:  # a further output's entry: the dtype of its value
         load_dt[j] = _ins_dtype(body[v])
@@ -185,21 +187,11 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     words[base + K_NINS], words[base + K_INS] = len(body), ins_at
     gathers = []
     emit = words.extend
-    for t, ins in enumerate(body):
-        kind = ins[0]
-        if kind == "op":
-            srcs = ins[3]
-            fn = resolve(_ew(ins[1], ins[2], ins[4]))
-            n = len(srcs)
-            emit((OP, regs[t], fn, regs[srcs[0]], regs[srcs[1]] if n > 1 else NONE,
-                  regs[srcs[2]] if n > 2 else NONE, 0, 0))
-        elif kind == "load":
-            emit((LOAD, regs[t], 0, ins[2], NONE, NONE, 0, 0))
-        elif kind == "scalar":
-            size = ins[1].itemsize
-            emit((SCALAR, regs[t], resolve(_COPY[size]), ins[2], size, NONE, 0, 0))
-        else:
-            emit(_gather(ins, regs, t, body, resolve, gathers))
+    _instructions(emit, resolve, body, regs, gathers)
+    if k.post:  # after the body's: see backend/sequencer.py (post_block)
+        words[base + K_NPOST], words[base + K_PACC] = len(k.post) - 1, post[0]
+        words[base + K_PVALUE] = post[-1]
+        _instructions(emit, resolve, k.post[1:], post[1:], [], post)
     for e, entries in gathers:
         words[base + ins_at + INS_WORDS * e + I_C] = len(words) - base
         words.extend(entries)
@@ -207,11 +199,33 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     slots = kernel_slots(k)
     words[base + K_NSLOTS], words[base + K_SLOTS] = len(slots), len(words) - base
     words.extend(slots)
+    scal = k.scalar_slots()
     words[base + K_NSCAL], words[base + K_SCALS] = len(scal), len(words) - base
-    words.extend(sorted(scal))
+    words.extend(scal)
     words[base + K_NXS], words[base + K_XS] = len(k.outs), len(words) - base
     for v, j in k.outs:
         words.extend((regs[v], j, resolve(_PUT[load_dt[j].itemsize])))
+
+
+def _instructions(emit, resolve, body, regs: list, gathers: list, ids: list | None = None):
+    """Emit the instruction words of ``body`` (``regs``: each one's register); ``ids``
+    (an epilogue's): the register of each value its operands number, else ``regs``."""
+    ids = regs if ids is None else ids
+    for t, ins in enumerate(body):
+        kind = ins[0]
+        if kind == "op":
+            srcs = ins[3]
+            fn = resolve(_ew(ins[1], ins[2], ins[4]))
+            n = len(srcs)
+            emit((OP, regs[t], fn, ids[srcs[0]], ids[srcs[1]] if n > 1 else NONE,
+                  ids[srcs[2]] if n > 2 else NONE, 0, 0))
+        elif kind == "load":
+            emit((LOAD, regs[t], 0, ins[2], NONE, NONE, 0, 0))
+        elif kind == "scalar":
+            size = ins[1].itemsize
+            emit((SCALAR, regs[t], resolve(_COPY[size]), ins[2], size, NONE, 0, 0))
+        else:
+            emit(_gather(ins, regs, t, body, resolve, gathers))
 
 
 def _reduction(h: list, base: int, later: list, k: Kernel, mode: int, vdt: ScalarType,
@@ -317,11 +331,14 @@ def kernel_abi(k: Kernel) -> Kernel:
     scalars in slot order, its meta from 0, no views (their strides are in the meta).
     Equal results mean one compiled kernel serves both, in any program."""
     pos = {s: i for i, s in enumerate(kernel_slots(k))}
-    scal = {s: i for i, s in enumerate(sorted({ins[2] for ins in k.body if ins[0] == "scalar"}))}
-    body = tuple(("scalar", ins[1], scal[ins[2]]) if ins[0] == "scalar" else ins
-                 for ins in k.body)
+    scal = {s: i for i, s in enumerate(k.scalar_slots())}
+
+    def own(instructions):
+        return tuple(("scalar", ins[1], scal[ins[2]]) if ins[0] == "scalar" else ins
+                     for ins in instructions)
     loads = tuple(Access(pos[a.buf], (), (), a.dyn) for a in k.loads)
-    return k.replace(body=body, loads=loads, store=Access(0, (), ()), iter_axes=(), meta_base=0)
+    return k.replace(body=own(k.body), post=own(k.post), loads=loads, store=Access(0, (), ()),
+                     iter_axes=(), meta_base=0)
 
 
 def kernel_name(k: Kernel) -> str:

@@ -18,6 +18,7 @@ from typing import Callable
 
 from . import native, runtime, tiers
 from .ir import ARG_REDUCE, MULTIPART, REDUCE, SCALAR_TYPES, SCAN, VIEW, Node, Op
+from .epilogue import fuse_epilogues
 from .merge import holds, merge
 from .sink import sink
 from .schedule import Schedule, schedule
@@ -311,7 +312,7 @@ class ProgramCache:
         if sched is None:
             if callable(nodes):
                 nodes = nodes()
-            sched = sink(merge(schedule(nodes, list(outputs), gkey[0]), nodes))
+            sched = sink(merge(fuse_epilogues(schedule(nodes, list(outputs), gkey[0])), nodes))
             with self.lock:
                 self.schedules.put(gkey, sched)
         return sched

@@ -308,11 +308,12 @@ class KernelBuilder:
         k = self.k
         if (not k.n_out or not k.n_red or k.scan or k.matmul or k.reduce in ARG_REDUCE
                 or not k.loads or any(ins[0] == "gather" for ins in k.body)
-                or self._value_dtype() != k.out_dtype):
+                or self._value_dtype() != k.red_dtype):
             return None
         j, last = 1 + k.n_out - 1, 1 + k.n_out + k.n_red - 1
         across = along = ir.Constant(I64, 0)
-        for m in self.acc_meta:
+        post = {ins[2] for ins in k.post if ins[0] == "load"}  # read once per result
+        for m in (m for i, m in enumerate(self.acc_meta) if i not in post):
             across = entry.add(across, _abs_i64(entry, m[j]))
             along = entry.add(along, _abs_i64(entry, m[last]))
         wide = entry.icmp_signed(">", self.sizes[j - 1], ir.Constant(I64, 1))
@@ -359,8 +360,9 @@ class KernelBuilder:
             tsoff = bb.add(soff, bb.mul(j0, self.store_meta[1 + j]))
 
             def store(b2, i, acc):
+                at = _advance(b2, toffs, i, self._strides(j)) if k.post else toffs
                 self._store(b2, b2.add(tsoff, b2.mul(i, self.store_meta[1 + j])),
-                            self._mean(b2, acc, count, vdt))
+                            self._post(b2, self._mean(b2, acc, count, vdt), at))
             cols.finish(bb, w, store)
             return []
         _for(b, _ceil_div(b, n, width), [], tile)
@@ -449,9 +451,11 @@ class KernelBuilder:
             lanes = SHORT_ROW_BYTES // vdt.itemsize
             with b.if_else(self._short_row_here(b, n, strides, lanes)) as (vector, loops):
                 with vector:
-                    self._store(b, soff, self._short_row(b, offs, n, lanes, k.reduce is Op.MAX)[2])
+                    best = self._short_row(b, offs, n, lanes, k.reduce is Op.MAX)[2]
+                    self._store(b, soff, self._post(b, best, offs))
                 with loops:
-                    self._store(b, soff, self._red_loops(b, k.n_out, offs, [init], soff)[0])
+                    best = self._red_loops(b, k.n_out, offs, [init], soff)[0]
+                    self._store(b, soff, self._post(b, best, offs))
             return
         if self.pairwise is not None:
             acc = self._sum_pairwise(b, offs, soff, init)
@@ -459,7 +463,7 @@ class KernelBuilder:
             acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
         if k.scan:
             return  # every step was stored
-        self._store(b, soff, self._mean(b, acc, self._reduced_count(b), vdt))
+        self._store(b, soff, self._post(b, self._mean(b, acc, self._reduced_count(b), vdt), offs))
 
     def _arg_two_pass(self, b, offs, init) -> ir.Value:
         """argmin/argmax along one axis of a float buffer in two passes, both reductions
@@ -650,12 +654,22 @@ class KernelBuilder:
         """Evaluate the body at one point; returns the kernel's value."""
         return self._values(b, offs)[self.k.value]
 
-    def _values(self, b, offs) -> list:
-        """Evaluate the body at one point; returns every instruction's value."""
+    def _post(self, b, acc, offs):
+        """The epilogue's value (``Kernel.post``) on the result ``acc`` at the output point
+        ``offs``; ``acc`` itself when there is none."""
+        if not self.k.post:
+            return acc
+        return self._values(b, offs, self.k.post, acc)[-1]
+
+    def _values(self, b, offs, body=None, acc=None) -> list:
+        """Evaluate the body (or ``body``, an epilogue on the result ``acc``) at one point;
+        returns every instruction's value."""
         vals = []
         scal = self.fn.args[len(self.slots) + 1]
-        for ins in self.k.body:
-            if ins[0] == "load":
+        for ins in (self.k.body if body is None else body):
+            if ins[0] == "acc":
+                vals.append(acc)
+            elif ins[0] == "load":
                 dt, j = ins[1], ins[2]
                 p = b.gep(self._buf(self.k.loads[j].buf), [offs[j]], source_etype=mem_type(dt))
                 if dt.kind == "c":

@@ -22,7 +22,7 @@ def kernel_ir(name: str, k: Kernel, vector_variants: dict | None = None) -> str:
     mb = ModuleBuilder(name, vector_variants)
     kernel = KernelBuilder(mb, k, 0, emit_matmul).build()
     n_slots = len(kernel_slots(k))
-    n_scal = 1 + max((ins[2] for ins in k.body if ins[0] == "scalar"), default=-1)
+    n_scal = 1 + max(k.scalar_slots(), default=-1)
     fn = ir.Function(mb.module, ir.FunctionType(ir.VoidType(), [PTR] * 4), name=name)
     fn.attributes.add("nounwind")
     ptrs, meta, scals, err = fn.args

@@ -54,33 +54,28 @@ def merge(sched: Schedule, nodes: list) -> Schedule:
         groups.append(runs)
     if not joined:
         return sched
-    readers = _readers(sched)
-    kernels, stages, base, unwritten, premise = [], [], 0, set(), list(sched.premise)
-    for (kind, x), runs in zip(sched.stages, groups):
+    readers = sched.readers()
+    stages, unwritten, premise = [], set(sched.unwritten), list(sched.premise)
+    for runs in groups:
         if runs is None:
-            stages.append((kind, x))
+            stages.append(None)
             continue
-        nums = []
+        kernels = []
         for run in runs:
             if len(run) == 1:
-                k = sched.kernels[run[0]]
-            else:  # a member's buffer that nobody else reads is not written at all
-                members = [sched.kernels[i] for i in run]
-                premise.append(tuple(m.iter_axes for m in members))
-                inside = set(run)
-                stored = {m.store.buf for m in members[:-1]
-                          if readers.get(m.store.buf, set()) - inside}
-                unwritten.update(sched.buffers[m.store.buf] for m in members[:-1]
-                                 if m.store.buf not in stored)
-                k = _join(members, stored)
-            k.meta_base = base  # (a copy per moved kernel cost more than the join saved)
-            nums.append(len(kernels))
-            kernels.append(k)
-            base += k.meta_size
-        stages.append((kind, nums))
-    return Schedule(kernels, stages, sched.buffers, sched.buffer_dtypes, sched.n_inputs,
-                    sched.scalars, sched.outputs, base, sched.materialized,
-                    frozenset(unwritten), tuple(premise))
+                kernels.append(sched.kernels[run[0]])
+                continue
+            # a member's buffer that nobody else reads is not written at all
+            members = [sched.kernels[i] for i in run]
+            premise.append(tuple(m.iter_axes for m in members))
+            inside = set(run)
+            stored = {m.store.buf for m in members[:-1]
+                      if readers.get(m.store.buf, set()) - inside}
+            unwritten.update(sched.buffers[m.store.buf] for m in members[:-1]
+                             if m.store.buf not in stored)
+            kernels.append(_join(members, stored))
+        stages.append(kernels)
+    return sched.relaid(stages, unwritten, tuple(premise))
 
 
 def holds(premise: tuple, nodes: list) -> bool:
@@ -100,20 +95,6 @@ def holds(premise: tuple, nodes: list) -> bool:
 
 def _sizes(iter_axes: tuple, nodes: list) -> tuple:
     return tuple([nodes[j].shape[a] for j, a in iter_axes])
-
-
-def _readers(sched: Schedule) -> dict:
-    """Buffer slot -> the kernels that load it (-1: a program output or an external
-    step's input: read by someone else than the kernels)."""
-    readers: dict = {s: {-1} for s in sched.outputs}
-    for i, k in enumerate(sched.kernels):
-        for a in k.loads:
-            readers.setdefault(a.buf, set()).add(i)
-    for kind, x in sched.stages:
-        if kind != "native":
-            for s in x.inputs:
-                readers.setdefault(s, set()).add(-1)
-    return readers
 
 
 def _space(k: Kernel, nodes: list):

@@ -542,8 +542,8 @@ def _chunks(k: Kernel, kb: KernelBinding, meta, n_threads: int, scale: int = 1):
     py_least = threads.PYTHON_MIN[kind]
     sizes, partial = kb.sizes, None
     axis = next((a for a in range(k.n_out) if sizes[a] > 1), None)
-    if axis is None:
-        if k.reduce not in _COMBINE or k.scan or k.matmul:
+    if axis is None:  # (an epilogue applies to the whole result, not to a chunk's)
+        if k.reduce not in _COMBINE or k.scan or k.matmul or k.post:
             return None
         axis = next((a for a in range(k.n_out, len(sizes)) if sizes[a] > 1), None)
         if axis is None:

@@ -91,20 +91,25 @@ class Kernel:
     reduction, for its column order (the same, for the loop over a tile's columns);
     ``outs``: further outputs of an elementwise kernel (backend/merge.py), a (body
     index, load number) each: the value is stored where that load's access points, a
-    load no instruction reads (its offset and strides move as every load's do)."""
+    load no instruction reads (its offset and strides move as every load's do);
+    ``post``: a reduction's epilogue (backend/epilogue.py), instructions evaluated at each
+    output point on its result, the first ``("acc", dtype)`` (the result, mean divided),
+    the last the value stored in ``out_dtype``: its loads read at the output point (their
+    strides along the reduced axes are 0)."""
 
     __slots__ = ("n_out", "n_red", "reduce", "body", "loads", "value", "store", "out_dtype",
-                 "iter_axes", "meta_base", "scan", "matmul", "spread", "col_spread", "outs")
+                 "iter_axes", "meta_base", "scan", "matmul", "spread", "col_spread", "outs",
+                 "post")
 
     def __init__(self, n_out: int, n_red: int, reduce: Optional[Op], body: tuple,
                  loads: tuple, value: int, store: Access, out_dtype: ScalarType,
                  iter_axes: tuple, meta_base: int, scan: bool = False,
                  matmul: bool = False, spread: tuple = (), col_spread: tuple = (),
-                 outs: tuple = ()) -> None:
+                 outs: tuple = (), post: tuple = ()) -> None:
         self.n_out, self.n_red, self.reduce, self.body = n_out, n_red, reduce, body
         self.loads, self.value, self.store, self.out_dtype = loads, value, store, out_dtype
         self.iter_axes, self.meta_base, self.scan, self.matmul = iter_axes, meta_base, scan, matmul
-        self.spread, self.col_spread, self.outs = spread, col_spread, outs
+        self.spread, self.col_spread, self.outs, self.post = spread, col_spread, outs, post
 
     def replace(self, **changes) -> "Kernel":
         """A copy with ``changes`` (field name -> value)."""
@@ -115,7 +120,16 @@ class Kernel:
     def __repr__(self) -> str:
         return (f"Kernel(n_out={self.n_out}, n_red={self.n_red}, reduce={self.reduce}, "
                 f"body={self.body}, loads={self.loads}, value={self.value}, "
-                f"store={self.store}, out_dtype={self.out_dtype})")
+                f"store={self.store}, out_dtype={self.out_dtype}, post={self.post})")
+
+    @property
+    def red_dtype(self) -> ScalarType:
+        """The dtype of the reduction's result: ``out_dtype`` unless an epilogue follows."""
+        return self.post[0][1] if self.post else self.out_dtype
+
+    def scalar_slots(self) -> list:
+        """The scalar slots the body and the epilogue read, in order."""
+        return sorted({ins[2] for ins in self.body + self.post if ins[0] == "scalar"})
 
     @property
     def meta_size(self) -> int:
@@ -128,7 +142,8 @@ class Kernel:
         """What the generated code depends on (no node indices, no view chains)."""
         return (self.n_out, self.n_red, self.reduce, self.scan, self.matmul, self.body,
                 tuple((a.buf, len(a.dyn)) for a in self.loads), self.value, self.store.buf,
-                self.out_dtype.name, self.meta_base, self.spread, self.col_spread, self.outs)
+                self.out_dtype.name, self.meta_base, self.spread, self.col_spread, self.outs,
+                self.post)
 
 
 class ExternalStep:
@@ -174,6 +189,40 @@ class Schedule:
         return Schedule(self.kernels, self.stages, self.buffers, self.buffer_dtypes,
                         self.n_inputs, self.scalars, self.outputs + [slot[j] for j in roots],
                         self.meta_size, self.materialized, self.unwritten, self.premise)
+
+    def relaid(self, stages: list, unwritten: set, premise: tuple) -> "Schedule":
+        """This schedule running ``stages`` (per stage of this one: a native stage's new
+        list of kernels, an external step as it is), each kernel's meta laid out anew (a
+        kernel taken over is changed in place: a copy per kernel cost more than a join
+        saved), with these ``unwritten`` and ``premise``."""
+        kernels, out, base = [], [], 0
+        for (kind, x), new in zip(self.stages, stages):
+            if kind != "native":
+                out.append((kind, x))
+                continue
+            nums = []
+            for k in new:
+                k.meta_base = base
+                nums.append(len(kernels))
+                kernels.append(k)
+                base += k.meta_size
+            out.append((kind, nums))
+        return Schedule(kernels, out, self.buffers, self.buffer_dtypes, self.n_inputs,
+                        self.scalars, self.outputs, base, self.materialized,
+                        frozenset(unwritten), tuple(premise))
+
+    def readers(self) -> dict:
+        """Buffer slot -> the kernels that load it (-1: a program output or an external
+        step's input: read by someone else than the kernels)."""
+        readers: dict = {s: {-1} for s in self.outputs}
+        for i, k in enumerate(self.kernels):
+            for a in k.loads:
+                readers.setdefault(a.buf, set()).add(i)
+        for kind, x in self.stages:
+            if kind != "native":
+                for s in x.inputs:
+                    readers.setdefault(s, set()).add(-1)
+        return readers
 
     def signature(self) -> tuple:
         """Key of the native code: equal signatures share one compiled program."""

@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources cf7bf91f2b2a384f5c1ca2d63baeba57f2f6d1e0d45dd5bc826575969af46a06
+; lazyarray sequencer, sources 332a3584f0b5d6a33f1f2c31778e65cd94c68b8c22b17eeecbe755757225258c
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""
@@ -292,64 +292,62 @@ for.body.endif:
   br label %"for"
 }
 
-define internal void @"eval_block"(ptr %".1", i64 %".2", i64 %".3", ptr %".4") noinline nounwind
+define internal void @"eval_block"(ptr %".1", i64 %".2", i64 %".3", ptr %".4", i64 %".5", i64 %".6") noinline nounwind
 {
 entry:
   %".41" = alloca i64
   %".152" = alloca i64
   br label %"body"
 body:
-  %".7" = getelementptr i64, ptr %".1", i64 0
-  %".8" = load i64, ptr %".7"
-  %".9" = inttoptr i64 %".8" to ptr
-  %".10" = getelementptr i64, ptr %".1", i64 5
-  %".11" = load i64, ptr %".10"
-  %".12" = inttoptr i64 %".11" to ptr
-  %".13" = getelementptr i64, ptr %".1", i64 6
-  %".14" = load i64, ptr %".13"
-  %".15" = inttoptr i64 %".14" to ptr
-  %".16" = getelementptr i64, ptr %".1", i64 2
-  %".17" = load i64, ptr %".16"
-  %".18" = inttoptr i64 %".17" to ptr
-  %".19" = getelementptr i64, ptr %".1", i64 8
-  %".20" = load i64, ptr %".19"
-  %".21" = inttoptr i64 %".20" to ptr
-  %".22" = getelementptr i64, ptr %".1", i64 7
-  %".23" = load i64, ptr %".22"
-  %".24" = inttoptr i64 %".23" to ptr
-  %".25" = getelementptr i64, ptr %".1", i64 4
-  %".26" = load i64, ptr %".25"
-  %".27" = inttoptr i64 %".26" to ptr
-  %".28" = getelementptr i64, ptr %".1", i64 17
-  %".29" = load i64, ptr %".28"
-  %".30" = inttoptr i64 %".29" to ptr
-  %".31" = getelementptr i64, ptr %".9", i64 8
-  %".32" = load i64, ptr %".31"
-  %".33" = getelementptr i64, ptr %".9", i64 9
+  %".9" = getelementptr i64, ptr %".1", i64 0
+  %".10" = load i64, ptr %".9"
+  %".11" = inttoptr i64 %".10" to ptr
+  %".12" = getelementptr i64, ptr %".1", i64 5
+  %".13" = load i64, ptr %".12"
+  %".14" = inttoptr i64 %".13" to ptr
+  %".15" = getelementptr i64, ptr %".1", i64 6
+  %".16" = load i64, ptr %".15"
+  %".17" = inttoptr i64 %".16" to ptr
+  %".18" = getelementptr i64, ptr %".1", i64 2
+  %".19" = load i64, ptr %".18"
+  %".20" = inttoptr i64 %".19" to ptr
+  %".21" = getelementptr i64, ptr %".1", i64 8
+  %".22" = load i64, ptr %".21"
+  %".23" = inttoptr i64 %".22" to ptr
+  %".24" = getelementptr i64, ptr %".1", i64 7
+  %".25" = load i64, ptr %".24"
+  %".26" = inttoptr i64 %".25" to ptr
+  %".27" = getelementptr i64, ptr %".1", i64 4
+  %".28" = load i64, ptr %".27"
+  %".29" = inttoptr i64 %".28" to ptr
+  %".30" = getelementptr i64, ptr %".1", i64 17
+  %".31" = load i64, ptr %".30"
+  %".32" = inttoptr i64 %".31" to ptr
+  %".33" = getelementptr i64, ptr %".11", i64 9
   %".34" = load i64, ptr %".33"
-  %".35" = getelementptr i64, ptr %".9", i64 11
+  %".35" = getelementptr i64, ptr %".11", i64 11
   %".36" = load i64, ptr %".35"
   %".37" = getelementptr i64, ptr %".1", i64 12
   %".38" = load i64, ptr %".37"
-  %".39" = getelementptr i64, ptr %".9", i64 37
+  %".39" = getelementptr i64, ptr %".11", i64 37
   %".40" = load i64, ptr %".39"
-  store i64 0, i64* %".41"
+  store i64 %".5", i64* %".41"
   br label %"for"
 for:
   %".44" = load i64, i64* %".41"
-  %".45" = icmp slt i64 %".44", %".32"
+  %".45" = icmp slt i64 %".44", %".6"
   br i1 %".45", label %"for.body", label %"for.done"
 for.body:
   %".47" = mul i64 %".44", 8
   %".48" = add i64 %".34", %".47"
-  %".49" = getelementptr i64, ptr %".9", i64 %".48"
+  %".49" = getelementptr i64, ptr %".11", i64 %".48"
   %".50" = getelementptr i64, ptr %".49", i64 0
   %".51" = load i64, ptr %".50"
   %".52" = getelementptr i64, ptr %".49", i64 1
   %".53" = load i64, ptr %".52"
   %".54" = mul i64 %".53", %".40"
-  %".55" = getelementptr i8, ptr %".15", i64 %".54"
-  %".56" = getelementptr ptr, ptr %".12", i64 %".53"
+  %".55" = getelementptr i8, ptr %".17", i64 %".54"
+  %".56" = getelementptr ptr, ptr %".14", i64 %".53"
   switch i64 %".51", label %"next" [i64 0, label %"load" i64 2, label %"op" i64 3, label %"gather" i64 1, label %"scalar"]
 for.done:
   ret void
@@ -357,14 +355,14 @@ load:
   %".60" = getelementptr i64, ptr %".49", i64 3
   %".61" = load i64, ptr %".60"
   %".62" = mul i64 %".61", 4
-  %".63" = getelementptr i64, ptr %".30", i64 %".62"
+  %".63" = getelementptr i64, ptr %".32", i64 %".62"
   %".64" = getelementptr i64, ptr %".63", i64 1
   %".65" = load i64, ptr %".64"
   %".66" = getelementptr i64, ptr %".63", i64 2
   %".67" = load i64, ptr %".66"
   %".68" = getelementptr ptr, ptr %".63", i64 0
   %".69" = load ptr, ptr %".68"
-  %".70" = getelementptr i64, ptr %".21", i64 %".61"
+  %".70" = getelementptr i64, ptr %".23", i64 %".61"
   %".71" = load i64, ptr %".70"
   %".72" = mul i64 %".3", %".67"
   %".73" = add i64 %".71", %".72"
@@ -373,7 +371,7 @@ load:
   %".76" = icmp eq i64 %".67", 1
   br i1 %".76", label %"load.if", label %"load.else"
 op:
-  %".88" = sub i64 %".32", 1
+  %".88" = sub i64 %".6", 1
   %".89" = icmp eq i64 %".44", %".88"
   %".90" = icmp eq i64 %".53", %".36"
   %".91" = and i1 %".89", %".90"
@@ -384,7 +382,7 @@ op:
   %".96" = load i64, ptr %".95"
   %".97" = icmp slt i64 %".96", 0
   %".98" = select  i1 %".97", i64 0, i64 %".96"
-  %".99" = getelementptr ptr, ptr %".12", i64 %".98"
+  %".99" = getelementptr ptr, ptr %".14", i64 %".98"
   %".100" = load ptr, ptr %".99"
   %".101" = icmp slt i64 %".96", 0
   %".102" = select  i1 %".101", ptr null, ptr %".100"
@@ -392,7 +390,7 @@ op:
   %".104" = load i64, ptr %".103"
   %".105" = icmp slt i64 %".104", 0
   %".106" = select  i1 %".105", i64 0, i64 %".104"
-  %".107" = getelementptr ptr, ptr %".12", i64 %".106"
+  %".107" = getelementptr ptr, ptr %".14", i64 %".106"
   %".108" = load ptr, ptr %".107"
   %".109" = icmp slt i64 %".104", 0
   %".110" = select  i1 %".109", ptr null, ptr %".108"
@@ -400,7 +398,7 @@ op:
   %".112" = load i64, ptr %".111"
   %".113" = icmp slt i64 %".112", 0
   %".114" = select  i1 %".113", i64 0, i64 %".112"
-  %".115" = getelementptr ptr, ptr %".12", i64 %".114"
+  %".115" = getelementptr ptr, ptr %".14", i64 %".114"
   %".116" = load ptr, ptr %".115"
   %".117" = icmp slt i64 %".112", 0
   %".118" = select  i1 %".117", ptr null, ptr %".116"
@@ -421,19 +419,19 @@ gather:
   %".132" = getelementptr i64, ptr %".131", i64 2
   %".133" = load i64, ptr %".132"
   %".134" = mul i64 %".126", 4
-  %".135" = getelementptr i64, ptr %".30", i64 %".134"
+  %".135" = getelementptr i64, ptr %".32", i64 %".134"
   %".136" = getelementptr i64, ptr %".135", i64 2
   %".137" = load i64, ptr %".136"
   %".138" = getelementptr ptr, ptr %".135", i64 0
   %".139" = load ptr, ptr %".138"
   %".140" = getelementptr i64, ptr %".49", i64 6
   %".141" = load i64, ptr %".140"
-  %".142" = getelementptr i64, ptr %".21", i64 %".126"
+  %".142" = getelementptr i64, ptr %".23", i64 %".126"
   %".143" = load i64, ptr %".142"
   %".144" = mul i64 %".3", %".137"
   %".145" = add i64 %".143", %".144"
   %".146" = inttoptr i64 %".141" to void (ptr, i64, i64, i64)*
-  call void %".146"(ptr %".24", i64 %".145", i64 %".137", i64 %".2")
+  call void %".146"(ptr %".26", i64 %".145", i64 %".137", i64 %".2")
   %".148" = getelementptr i64, ptr %".49", i64 5
   %".149" = load i64, ptr %".148"
   %".150" = getelementptr i64, ptr %".49", i64 4
@@ -468,7 +466,7 @@ for.1:
 for.body.1:
   %".158" = mul i64 %".155", 3
   %".159" = add i64 %".149", %".158"
-  %".160" = getelementptr i64, ptr %".9", i64 %".159"
+  %".160" = getelementptr i64, ptr %".11", i64 %".159"
   %".161" = mul i64 %".155", 2
   %".162" = add i64 %".38", %".161"
   %".163" = add i64 1, %".162"
@@ -477,17 +475,17 @@ for.body.1:
   %".166" = load i64, ptr %".165"
   %".167" = getelementptr i64, ptr %".160", i64 0
   %".168" = load i64, ptr %".167"
-  %".169" = getelementptr ptr, ptr %".12", i64 %".168"
+  %".169" = getelementptr ptr, ptr %".14", i64 %".168"
   %".170" = load ptr, ptr %".169"
-  %".171" = getelementptr i64, ptr %".18", i64 %".164"
+  %".171" = getelementptr i64, ptr %".20", i64 %".164"
   %".172" = load i64, ptr %".171"
   %".173" = add i64 %".164", 1
-  %".174" = getelementptr i64, ptr %".18", i64 %".173"
+  %".174" = getelementptr i64, ptr %".20", i64 %".173"
   %".175" = load i64, ptr %".174"
   %".176" = getelementptr i64, ptr %".160", i64 2
   %".177" = load i64, ptr %".176"
   %".178" = inttoptr i64 %".166" to void (ptr, ptr, i64, i64, i64, ptr, i64)*
-  call void %".178"(ptr %".24", ptr %".170", i64 %".172", i64 %".175", i64 %".177", ptr %".27", i64 %".2")
+  call void %".178"(ptr %".26", ptr %".170", i64 %".172", i64 %".175", i64 %".177", ptr %".29", i64 %".2")
   %".180" = load i64, i64* %".152"
   %".181" = add i64 %".180", 1
   store i64 %".181", i64* %".152"
@@ -496,7 +494,7 @@ for.done.1:
   %".184" = getelementptr i64, ptr %".49", i64 2
   %".185" = load i64, ptr %".184"
   %".186" = inttoptr i64 %".185" to void (ptr, ptr, ptr, i64)*
-  call void %".186"(ptr %".55", ptr %".139", ptr %".24", i64 %".2")
+  call void %".186"(ptr %".55", ptr %".139", ptr %".26", i64 %".2")
   store ptr %".55", ptr %".56"
   br label %"next"
 }
@@ -538,6 +536,43 @@ body.if:
   br label %"body.endif"
 body.endif:
   ret void
+}
+
+define internal ptr @"post_block"(ptr %".1", ptr %".2", i64 %".3", i64 %".4") noinline nounwind
+{
+entry:
+  %".12" = alloca ptr
+  br label %"body"
+body:
+  %".7" = getelementptr i64, ptr %".1", i64 0
+  %".8" = load i64, ptr %".7"
+  %".9" = inttoptr i64 %".8" to ptr
+  %".10" = getelementptr i64, ptr %".9", i64 40
+  %".11" = load i64, ptr %".10"
+  store ptr %".2", ptr %".12"
+  %".14" = icmp sgt i64 %".11", 0
+  br i1 %".14", label %"body.if", label %"body.endif"
+body.if:
+  %".16" = getelementptr i64, ptr %".1", i64 5
+  %".17" = load i64, ptr %".16"
+  %".18" = inttoptr i64 %".17" to ptr
+  %".19" = getelementptr i64, ptr %".9", i64 41
+  %".20" = load i64, ptr %".19"
+  %".21" = getelementptr ptr, ptr %".18", i64 %".20"
+  store ptr %".2", ptr %".21"
+  %".23" = getelementptr i64, ptr %".9", i64 8
+  %".24" = load i64, ptr %".23"
+  %".25" = add i64 %".24", %".11"
+  call void @"eval_block"(ptr %".1", i64 %".3", i64 %".4", ptr null, i64 %".24", i64 %".25")
+  %".27" = getelementptr i64, ptr %".9", i64 42
+  %".28" = load i64, ptr %".27"
+  %".29" = getelementptr ptr, ptr %".18", i64 %".28"
+  %".30" = load ptr, ptr %".29"
+  store ptr %".30", ptr %".12"
+  br label %"body.endif"
+body.endif:
+  %".33" = load ptr, ptr %".12"
+  ret ptr %".33"
 }
 
 define internal void @"run_compiled"(ptr %".1", i64 %".2") noinline nounwind
@@ -619,7 +654,7 @@ define internal void @"run_elementwise"(ptr %".1") noinline nounwind
 {
 entry:
   %".23" = alloca i64
-  %".69" = alloca i64
+  %".74" = alloca i64
   br label %"body"
 body:
   %".4" = getelementptr i64, ptr %".1", i64 12
@@ -680,66 +715,71 @@ for.body:
   %".52" = getelementptr i8, ptr %".42", i64 %".51"
   %".53" = icmp eq i64 %".39", 1
   %".54" = select  i1 %".53", ptr %".52", ptr null
-  call void @"eval_block"(ptr %".1", i64 %".31", i64 %".26", ptr %".54")
-  %".56" = getelementptr ptr, ptr %".15", i64 %".17"
-  %".57" = load ptr, ptr %".56"
-  call void @"store_block"(ptr %".1", ptr %".57", i64 %".31", i64 %".26")
-  %".59" = getelementptr i64, ptr %".1", i64 17
-  %".60" = load i64, ptr %".59"
-  %".61" = inttoptr i64 %".60" to ptr
-  %".62" = getelementptr i64, ptr %".1", i64 8
-  %".63" = load i64, ptr %".62"
-  %".64" = inttoptr i64 %".63" to ptr
-  %".65" = getelementptr i64, ptr %".12", i64 39
-  %".66" = load i64, ptr %".65"
-  %".67" = getelementptr i64, ptr %".12", i64 38
+  %".55" = getelementptr i64, ptr %".1", i64 0
+  %".56" = load i64, ptr %".55"
+  %".57" = inttoptr i64 %".56" to ptr
+  %".58" = getelementptr i64, ptr %".57", i64 8
+  %".59" = load i64, ptr %".58"
+  call void @"eval_block"(ptr %".1", i64 %".31", i64 %".26", ptr %".54", i64 0, i64 %".59")
+  %".61" = getelementptr ptr, ptr %".15", i64 %".17"
+  %".62" = load ptr, ptr %".61"
+  call void @"store_block"(ptr %".1", ptr %".62", i64 %".31", i64 %".26")
+  %".64" = getelementptr i64, ptr %".1", i64 17
+  %".65" = load i64, ptr %".64"
+  %".66" = inttoptr i64 %".65" to ptr
+  %".67" = getelementptr i64, ptr %".1", i64 8
   %".68" = load i64, ptr %".67"
-  store i64 0, i64* %".69"
+  %".69" = inttoptr i64 %".68" to ptr
+  %".70" = getelementptr i64, ptr %".12", i64 39
+  %".71" = load i64, ptr %".70"
+  %".72" = getelementptr i64, ptr %".12", i64 38
+  %".73" = load i64, ptr %".72"
+  store i64 0, i64* %".74"
   br label %"for.1"
 for.done:
-  %".111" = call i1 @"advance"(ptr %".1", i64 0, i64 %".5")
-  br i1 %".111", label %"do", label %"do.done"
+  %".116" = call i1 @"advance"(ptr %".1", i64 0, i64 %".5")
+  br i1 %".116", label %"do", label %"do.done"
 for.1:
-  %".72" = load i64, i64* %".69"
-  %".73" = icmp slt i64 %".72", %".68"
-  br i1 %".73", label %"for.body.1", label %"for.done.1"
+  %".77" = load i64, i64* %".74"
+  %".78" = icmp slt i64 %".77", %".73"
+  br i1 %".78", label %"for.body.1", label %"for.done.1"
 for.body.1:
-  %".75" = mul i64 %".72", 3
-  %".76" = add i64 %".66", %".75"
-  %".77" = getelementptr i64, ptr %".12", i64 %".76"
-  %".78" = getelementptr i64, ptr %".77", i64 1
-  %".79" = load i64, ptr %".78"
-  %".80" = mul i64 %".79", 4
-  %".81" = getelementptr i64, ptr %".61", i64 %".80"
-  %".82" = getelementptr i64, ptr %".81", i64 1
-  %".83" = load i64, ptr %".82"
-  %".84" = getelementptr i64, ptr %".81", i64 2
-  %".85" = load i64, ptr %".84"
-  %".86" = getelementptr ptr, ptr %".81", i64 0
-  %".87" = load ptr, ptr %".86"
-  %".88" = getelementptr i64, ptr %".64", i64 %".79"
-  %".89" = load i64, ptr %".88"
-  %".90" = mul i64 %".26", %".85"
-  %".91" = add i64 %".89", %".90"
-  %".92" = mul i64 %".91", %".83"
-  %".93" = getelementptr i8, ptr %".87", i64 %".92"
-  %".94" = getelementptr i64, ptr %".77", i64 2
-  %".95" = load i64, ptr %".94"
-  %".96" = mul i64 %".85", %".83"
-  %".97" = getelementptr i64, ptr %".77", i64 0
-  %".98" = load i64, ptr %".97"
-  %".99" = getelementptr ptr, ptr %".15", i64 %".98"
-  %".100" = load ptr, ptr %".99"
-  %".101" = inttoptr i64 %".95" to void (ptr, i64, ptr, i64)*
-  call void %".101"(ptr %".93", i64 %".96", ptr %".100", i64 %".31")
-  %".103" = load i64, i64* %".69"
-  %".104" = add i64 %".103", 1
-  store i64 %".104", i64* %".69"
+  %".80" = mul i64 %".77", 3
+  %".81" = add i64 %".71", %".80"
+  %".82" = getelementptr i64, ptr %".12", i64 %".81"
+  %".83" = getelementptr i64, ptr %".82", i64 1
+  %".84" = load i64, ptr %".83"
+  %".85" = mul i64 %".84", 4
+  %".86" = getelementptr i64, ptr %".66", i64 %".85"
+  %".87" = getelementptr i64, ptr %".86", i64 1
+  %".88" = load i64, ptr %".87"
+  %".89" = getelementptr i64, ptr %".86", i64 2
+  %".90" = load i64, ptr %".89"
+  %".91" = getelementptr ptr, ptr %".86", i64 0
+  %".92" = load ptr, ptr %".91"
+  %".93" = getelementptr i64, ptr %".69", i64 %".84"
+  %".94" = load i64, ptr %".93"
+  %".95" = mul i64 %".26", %".90"
+  %".96" = add i64 %".94", %".95"
+  %".97" = mul i64 %".96", %".88"
+  %".98" = getelementptr i8, ptr %".92", i64 %".97"
+  %".99" = getelementptr i64, ptr %".82", i64 2
+  %".100" = load i64, ptr %".99"
+  %".101" = mul i64 %".90", %".88"
+  %".102" = getelementptr i64, ptr %".82", i64 0
+  %".103" = load i64, ptr %".102"
+  %".104" = getelementptr ptr, ptr %".15", i64 %".103"
+  %".105" = load ptr, ptr %".104"
+  %".106" = inttoptr i64 %".100" to void (ptr, i64, ptr, i64)*
+  call void %".106"(ptr %".98", i64 %".101", ptr %".105", i64 %".31")
+  %".108" = load i64, i64* %".74"
+  %".109" = add i64 %".108", 1
+  store i64 %".109", i64* %".74"
   br label %"for.1"
 for.done.1:
-  %".107" = load i64, i64* %".23"
-  %".108" = add i64 %".107", %".22"
-  store i64 %".108", i64* %".23"
+  %".112" = load i64, i64* %".23"
+  %".113" = add i64 %".112", %".22"
+  store i64 %".113", i64* %".23"
   br label %"for"
 }
 
@@ -749,7 +789,7 @@ entry:
   %".14" = alloca i64
   %".16" = alloca i64
   %".223" = alloca i64
-  %".306" = alloca i64
+  %".312" = alloca i64
   br label %"body"
 body:
   %".4" = getelementptr i64, ptr %".1", i64 0
@@ -990,13 +1030,13 @@ do.done.1:
 do.1.if:
   br label %"do.2"
 do.1.endif:
-  %".251" = getelementptr i64, ptr %".1", i64 11
-  %".252" = load i64, ptr %".251"
-  %".253" = icmp slt i64 %".252", %".207"
-  %".254" = select  i1 %".253", i64 %".252", i64 %".207"
-  %".255" = select  i1 %".31", i64 0, i64 %".254"
-  %".256" = xor i1 %".203", -1
-  br i1 %".256", label %"do.1.endif.if", label %"do.1.endif.endif"
+  %".256" = getelementptr i64, ptr %".1", i64 11
+  %".257" = load i64, ptr %".256"
+  %".258" = icmp slt i64 %".257", %".207"
+  %".259" = select  i1 %".258", i64 %".257", i64 %".207"
+  %".260" = select  i1 %".31", i64 0, i64 %".259"
+  %".261" = xor i1 %".203", -1
+  br i1 %".261", label %"do.1.endif.if", label %"do.1.endif.endif"
 do.2:
   %".219" = getelementptr i64, ptr %".1", i64 11
   %".220" = load i64, ptr %".219"
@@ -1014,126 +1054,138 @@ for.body.1:
   %".229" = sub i64 %".220", %".226"
   %".230" = icmp slt i64 %".229", %".222"
   %".231" = select  i1 %".230", i64 %".229", i64 %".222"
-  call void @"eval_block"(ptr %".1", i64 %".231", i64 %".226", ptr null)
-  %".233" = getelementptr ptr, ptr %".38", i64 %".43"
-  %".234" = load ptr, ptr %".233"
+  %".232" = getelementptr i64, ptr %".1", i64 0
+  %".233" = load i64, ptr %".232"
+  %".234" = inttoptr i64 %".233" to ptr
+  %".235" = getelementptr i64, ptr %".234", i64 8
+  %".236" = load i64, ptr %".235"
+  call void @"eval_block"(ptr %".1", i64 %".231", i64 %".226", ptr null, i64 0, i64 %".236")
+  %".238" = getelementptr ptr, ptr %".38", i64 %".43"
+  %".239" = load ptr, ptr %".238"
   br i1 %".203", label %"for.body.1.if", label %"for.body.1.else"
 for.done.1:
-  %".248" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
-  br i1 %".248", label %"do.2", label %"do.done.2"
+  %".253" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".253", label %"do.2", label %"do.done.2"
 for.body.1.if:
-  %".236" = inttoptr i64 %".202" to void (ptr, ptr, i64)*
-  call void %".236"(ptr %".205", ptr %".234", i64 %".231")
+  %".241" = inttoptr i64 %".202" to void (ptr, ptr, i64)*
+  call void %".241"(ptr %".205", ptr %".239", i64 %".231")
   br label %"for.body.1.endif"
 for.body.1.else:
-  %".239" = getelementptr i64, ptr %".6", i64 17
-  %".240" = load i64, ptr %".239"
-  %".241" = inttoptr i64 %".240" to void (ptr, ptr, i64)*
-  call void %".241"(ptr %".41", ptr %".234", i64 %".231")
+  %".244" = getelementptr i64, ptr %".6", i64 17
+  %".245" = load i64, ptr %".244"
+  %".246" = inttoptr i64 %".245" to void (ptr, ptr, i64)*
+  call void %".246"(ptr %".41", ptr %".239", i64 %".231")
   br label %"for.body.1.endif"
 for.body.1.endif:
-  %".244" = load i64, i64* %".223"
-  %".245" = add i64 %".244", %".222"
-  store i64 %".245", i64* %".223"
+  %".249" = load i64, i64* %".223"
+  %".250" = add i64 %".249", %".222"
+  store i64 %".250", i64* %".223"
   br label %"for.1"
 do.1.endif.if:
-  %".258" = getelementptr i64, ptr %".6", i64 18
-  %".259" = load i64, ptr %".258"
-  %".260" = inttoptr i64 %".259" to void (ptr, ptr, i64)*
-  call void %".260"(ptr %".205", ptr %".41", i64 %".255")
+  %".263" = getelementptr i64, ptr %".6", i64 18
+  %".264" = load i64, ptr %".263"
+  %".265" = inttoptr i64 %".264" to void (ptr, ptr, i64)*
+  call void %".265"(ptr %".205", ptr %".41", i64 %".260")
   br label %"do.1.endif.endif"
 do.1.endif.endif:
-  %".263" = icmp ne i64 %".50", 0
-  br i1 %".263", label %"do.1.endif.endif.if", label %"do.1.endif.endif.endif"
+  %".268" = icmp ne i64 %".50", 0
+  br i1 %".268", label %"do.1.endif.endif.if", label %"do.1.endif.endif.endif"
 do.1.endif.endif.if:
-  %".265" = inttoptr i64 %".50" to void (ptr, i64, i64)*
-  call void %".265"(ptr %".205", i64 %".32", i64 1)
+  %".270" = inttoptr i64 %".50" to void (ptr, i64, i64)*
+  call void %".270"(ptr %".205", i64 %".32", i64 1)
   br label %"do.1.endif.endif.endif"
 do.1.endif.endif.endif:
-  %".268" = getelementptr i64, ptr %".1", i64 0
-  %".269" = load i64, ptr %".268"
-  %".270" = inttoptr i64 %".269" to ptr
-  %".271" = getelementptr i64, ptr %".1", i64 0
-  %".272" = load i64, ptr %".271"
-  %".273" = inttoptr i64 %".272" to ptr
-  %".274" = getelementptr i64, ptr %".1", i64 8
+  %".273" = call ptr @"post_block"(ptr %".1", ptr %".205", i64 1, i64 0)
+  %".274" = getelementptr i64, ptr %".1", i64 0
   %".275" = load i64, ptr %".274"
   %".276" = inttoptr i64 %".275" to ptr
-  %".277" = getelementptr i64, ptr %".1", i64 19
+  %".277" = getelementptr i64, ptr %".1", i64 0
   %".278" = load i64, ptr %".277"
-  %".279" = getelementptr i64, ptr %".1", i64 18
-  %".280" = load i64, ptr %".279"
-  %".281" = inttoptr i64 %".280" to ptr
-  %".282" = getelementptr i64, ptr %".1", i64 13
-  %".283" = load i64, ptr %".282"
-  %".284" = getelementptr i64, ptr %".276", i64 %".283"
-  %".285" = load i64, ptr %".284"
-  %".286" = mul i64 0, %".278"
-  %".287" = add i64 %".285", %".286"
-  %".288" = getelementptr i64, ptr %".273", i64 13
+  %".279" = inttoptr i64 %".278" to ptr
+  %".280" = getelementptr i64, ptr %".1", i64 8
+  %".281" = load i64, ptr %".280"
+  %".282" = inttoptr i64 %".281" to ptr
+  %".283" = getelementptr i64, ptr %".1", i64 19
+  %".284" = load i64, ptr %".283"
+  %".285" = getelementptr i64, ptr %".1", i64 18
+  %".286" = load i64, ptr %".285"
+  %".287" = inttoptr i64 %".286" to ptr
+  %".288" = getelementptr i64, ptr %".1", i64 13
   %".289" = load i64, ptr %".288"
-  %".290" = mul i64 %".287", %".289"
-  %".291" = getelementptr i8, ptr %".281", i64 %".290"
-  %".292" = getelementptr i64, ptr %".270", i64 15
-  %".293" = load i64, ptr %".292"
-  %".294" = getelementptr i64, ptr %".270", i64 13
+  %".290" = getelementptr i64, ptr %".282", i64 %".289"
+  %".291" = load i64, ptr %".290"
+  %".292" = mul i64 0, %".284"
+  %".293" = add i64 %".291", %".292"
+  %".294" = getelementptr i64, ptr %".279", i64 13
   %".295" = load i64, ptr %".294"
-  %".296" = inttoptr i64 %".293" to void (ptr, i64, ptr, i64)*
-  call void %".296"(ptr %".291", i64 %".295", ptr %".205", i64 1)
-  %".298" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
-  br i1 %".298", label %"do.1", label %"do.done.1"
+  %".296" = mul i64 %".293", %".295"
+  %".297" = getelementptr i8, ptr %".287", i64 %".296"
+  %".298" = getelementptr i64, ptr %".276", i64 15
+  %".299" = load i64, ptr %".298"
+  %".300" = getelementptr i64, ptr %".276", i64 13
+  %".301" = load i64, ptr %".300"
+  %".302" = inttoptr i64 %".299" to void (ptr, i64, ptr, i64)*
+  call void %".302"(ptr %".297", i64 %".301", ptr %".273", i64 1)
+  %".304" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".304", label %"do.1", label %"do.done.1"
 do.3:
-  %".302" = getelementptr i64, ptr %".1", i64 11
-  %".303" = load i64, ptr %".302"
-  %".304" = getelementptr i64, ptr %".1", i64 20
-  %".305" = load i64, ptr %".304"
-  store i64 0, i64* %".306"
+  %".308" = getelementptr i64, ptr %".1", i64 11
+  %".309" = load i64, ptr %".308"
+  %".310" = getelementptr i64, ptr %".1", i64 20
+  %".311" = load i64, ptr %".310"
+  store i64 0, i64* %".312"
   br label %"for.2"
 do.done.3:
   br label %"for.done.if.else.endif"
 for.2:
-  %".309" = load i64, i64* %".306"
-  %".310" = icmp slt i64 %".309", %".303"
-  br i1 %".310", label %"for.body.2", label %"for.done.2"
+  %".315" = load i64, i64* %".312"
+  %".316" = icmp slt i64 %".315", %".309"
+  br i1 %".316", label %"for.body.2", label %"for.done.2"
 for.body.2:
-  %".312" = sub i64 %".303", %".309"
-  %".313" = icmp slt i64 %".312", %".305"
-  %".314" = select  i1 %".313", i64 %".312", i64 %".305"
-  %".315" = getelementptr i64, ptr %".6", i64 16
-  %".316" = load i64, ptr %".315"
-  %".317" = inttoptr i64 %".316" to void (ptr, i64)*
-  call void %".317"(ptr %".41", i64 %".314")
-  %".319" = xor i1 %".31", -1
-  br i1 %".319", label %"for.body.2.if", label %"for.body.2.endif"
+  %".318" = sub i64 %".309", %".315"
+  %".319" = icmp slt i64 %".318", %".311"
+  %".320" = select  i1 %".319", i64 %".318", i64 %".311"
+  %".321" = getelementptr i64, ptr %".6", i64 16
+  %".322" = load i64, ptr %".321"
+  %".323" = inttoptr i64 %".322" to void (ptr, i64)*
+  call void %".323"(ptr %".41", i64 %".320")
+  %".325" = xor i1 %".31", -1
+  br i1 %".325", label %"for.body.2.if", label %"for.body.2.endif"
 for.done.2:
-  %".342" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
-  br i1 %".342", label %"do.3", label %"do.done.3"
+  %".354" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".354", label %"do.3", label %"do.done.3"
 for.body.2.if:
   br label %"do.4"
 for.body.2.endif:
-  %".332" = icmp ne i64 %".50", 0
-  br i1 %".332", label %"for.body.2.endif.if", label %"for.body.2.endif.endif"
+  %".343" = icmp ne i64 %".50", 0
+  br i1 %".343", label %"for.body.2.endif.if", label %"for.body.2.endif.endif"
 do.4:
-  call void @"eval_block"(ptr %".1", i64 %".314", i64 %".309", ptr null)
-  %".323" = getelementptr i64, ptr %".6", i64 17
-  %".324" = load i64, ptr %".323"
-  %".325" = getelementptr ptr, ptr %".38", i64 %".43"
-  %".326" = load ptr, ptr %".325"
-  %".327" = inttoptr i64 %".324" to void (ptr, ptr, i64)*
-  call void %".327"(ptr %".41", ptr %".326", i64 %".314")
-  %".329" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
-  br i1 %".329", label %"do.4", label %"do.done.4"
+  %".328" = getelementptr i64, ptr %".1", i64 0
+  %".329" = load i64, ptr %".328"
+  %".330" = inttoptr i64 %".329" to ptr
+  %".331" = getelementptr i64, ptr %".330", i64 8
+  %".332" = load i64, ptr %".331"
+  call void @"eval_block"(ptr %".1", i64 %".320", i64 %".315", ptr null, i64 0, i64 %".332")
+  %".334" = getelementptr i64, ptr %".6", i64 17
+  %".335" = load i64, ptr %".334"
+  %".336" = getelementptr ptr, ptr %".38", i64 %".43"
+  %".337" = load ptr, ptr %".336"
+  %".338" = inttoptr i64 %".335" to void (ptr, ptr, i64)*
+  call void %".338"(ptr %".41", ptr %".337", i64 %".320")
+  %".340" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".340", label %"do.4", label %"do.done.4"
 do.done.4:
   br label %"for.body.2.endif"
 for.body.2.endif.if:
-  %".334" = inttoptr i64 %".50" to void (ptr, i64, i64)*
-  call void %".334"(ptr %".41", i64 %".32", i64 %".314")
+  %".345" = inttoptr i64 %".50" to void (ptr, i64, i64)*
+  call void %".345"(ptr %".41", i64 %".32", i64 %".320")
   br label %"for.body.2.endif.endif"
 for.body.2.endif.endif:
-  call void @"store_block"(ptr %".1", ptr %".41", i64 %".314", i64 %".309")
-  %".338" = load i64, i64* %".306"
-  %".339" = add i64 %".338", %".305"
-  store i64 %".339", i64* %".306"
+  %".348" = call ptr @"post_block"(ptr %".1", ptr %".41", i64 %".320", i64 %".315")
+  call void @"store_block"(ptr %".1", ptr %".348", i64 %".320", i64 %".315")
+  %".350" = load i64, i64* %".312"
+  %".351" = add i64 %".350", %".311"
+  store i64 %".351", i64* %".312"
   br label %"for.2"
 }
 
@@ -1143,8 +1195,8 @@ entry:
   %".14" = alloca i64
   %".16" = alloca i64
   %".71" = alloca i64
-  %".130" = alloca i64
-  %".143" = alloca i64
+  %".135" = alloca i64
+  %".148" = alloca i64
   br label %"body"
 body:
   %".4" = getelementptr i64, ptr %".1", i64 0
@@ -1236,112 +1288,122 @@ for.body.1:
   %".77" = sub i64 %".68", %".74"
   %".78" = icmp slt i64 %".77", %".70"
   %".79" = select  i1 %".78", i64 %".77", i64 %".70"
-  call void @"eval_block"(ptr %".1", i64 %".79", i64 %".74", ptr null)
-  %".81" = getelementptr i64, ptr %".6", i64 21
-  %".82" = load i64, ptr %".81"
-  %".83" = getelementptr ptr, ptr %".38", i64 %".48"
-  %".84" = load ptr, ptr %".83"
-  %".85" = inttoptr i64 %".82" to void (ptr, ptr, i64, i64)*
-  call void %".85"(ptr %".46", ptr %".84", i64 %".79", i64 %".74")
-  %".87" = load i64, i64* %".71"
-  %".88" = add i64 %".87", %".70"
-  store i64 %".88", i64* %".71"
+  %".80" = getelementptr i64, ptr %".1", i64 0
+  %".81" = load i64, ptr %".80"
+  %".82" = inttoptr i64 %".81" to ptr
+  %".83" = getelementptr i64, ptr %".82", i64 8
+  %".84" = load i64, ptr %".83"
+  call void @"eval_block"(ptr %".1", i64 %".79", i64 %".74", ptr null, i64 0, i64 %".84")
+  %".86" = getelementptr i64, ptr %".6", i64 21
+  %".87" = load i64, ptr %".86"
+  %".88" = getelementptr ptr, ptr %".38", i64 %".48"
+  %".89" = load ptr, ptr %".88"
+  %".90" = inttoptr i64 %".87" to void (ptr, ptr, i64, i64)*
+  call void %".90"(ptr %".46", ptr %".89", i64 %".79", i64 %".74")
+  %".92" = load i64, i64* %".71"
+  %".93" = add i64 %".92", %".70"
+  store i64 %".93", i64* %".71"
   br label %"for.1"
 for.done.1:
-  %".91" = getelementptr i8, ptr %".46", i64 16
-  %".92" = getelementptr i64, ptr %".1", i64 0
-  %".93" = load i64, ptr %".92"
-  %".94" = inttoptr i64 %".93" to ptr
-  %".95" = getelementptr i64, ptr %".1", i64 0
-  %".96" = load i64, ptr %".95"
-  %".97" = inttoptr i64 %".96" to ptr
-  %".98" = getelementptr i64, ptr %".1", i64 8
-  %".99" = load i64, ptr %".98"
-  %".100" = inttoptr i64 %".99" to ptr
-  %".101" = getelementptr i64, ptr %".1", i64 19
-  %".102" = load i64, ptr %".101"
-  %".103" = getelementptr i64, ptr %".1", i64 18
+  %".96" = getelementptr i8, ptr %".46", i64 16
+  %".97" = getelementptr i64, ptr %".1", i64 0
+  %".98" = load i64, ptr %".97"
+  %".99" = inttoptr i64 %".98" to ptr
+  %".100" = getelementptr i64, ptr %".1", i64 0
+  %".101" = load i64, ptr %".100"
+  %".102" = inttoptr i64 %".101" to ptr
+  %".103" = getelementptr i64, ptr %".1", i64 8
   %".104" = load i64, ptr %".103"
   %".105" = inttoptr i64 %".104" to ptr
-  %".106" = getelementptr i64, ptr %".1", i64 13
+  %".106" = getelementptr i64, ptr %".1", i64 19
   %".107" = load i64, ptr %".106"
-  %".108" = getelementptr i64, ptr %".100", i64 %".107"
+  %".108" = getelementptr i64, ptr %".1", i64 18
   %".109" = load i64, ptr %".108"
-  %".110" = mul i64 0, %".102"
-  %".111" = add i64 %".109", %".110"
-  %".112" = getelementptr i64, ptr %".97", i64 13
-  %".113" = load i64, ptr %".112"
-  %".114" = mul i64 %".111", %".113"
-  %".115" = getelementptr i8, ptr %".105", i64 %".114"
-  %".116" = getelementptr i64, ptr %".94", i64 15
-  %".117" = load i64, ptr %".116"
-  %".118" = getelementptr i64, ptr %".94", i64 13
-  %".119" = load i64, ptr %".118"
-  %".120" = inttoptr i64 %".117" to void (ptr, i64, ptr, i64)*
-  call void %".120"(ptr %".115", i64 %".119", ptr %".91", i64 1)
-  %".122" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
-  br i1 %".122", label %"do", label %"do.done"
+  %".110" = inttoptr i64 %".109" to ptr
+  %".111" = getelementptr i64, ptr %".1", i64 13
+  %".112" = load i64, ptr %".111"
+  %".113" = getelementptr i64, ptr %".105", i64 %".112"
+  %".114" = load i64, ptr %".113"
+  %".115" = mul i64 0, %".107"
+  %".116" = add i64 %".114", %".115"
+  %".117" = getelementptr i64, ptr %".102", i64 13
+  %".118" = load i64, ptr %".117"
+  %".119" = mul i64 %".116", %".118"
+  %".120" = getelementptr i8, ptr %".110", i64 %".119"
+  %".121" = getelementptr i64, ptr %".99", i64 15
+  %".122" = load i64, ptr %".121"
+  %".123" = getelementptr i64, ptr %".99", i64 13
+  %".124" = load i64, ptr %".123"
+  %".125" = inttoptr i64 %".122" to void (ptr, i64, ptr, i64)*
+  call void %".125"(ptr %".120", i64 %".124", ptr %".96", i64 1)
+  %".127" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".127", label %"do", label %"do.done"
 do.1:
-  %".126" = getelementptr i64, ptr %".1", i64 11
-  %".127" = load i64, ptr %".126"
-  %".128" = getelementptr i64, ptr %".1", i64 20
-  %".129" = load i64, ptr %".128"
-  store i64 0, i64* %".130"
+  %".131" = getelementptr i64, ptr %".1", i64 11
+  %".132" = load i64, ptr %".131"
+  %".133" = getelementptr i64, ptr %".1", i64 20
+  %".134" = load i64, ptr %".133"
+  store i64 0, i64* %".135"
   br label %"for.2"
 do.done.1:
   br label %"for.done.if.endif"
 for.2:
-  %".133" = load i64, i64* %".130"
-  %".134" = icmp slt i64 %".133", %".127"
-  br i1 %".134", label %"for.body.2", label %"for.done.2"
+  %".138" = load i64, i64* %".135"
+  %".139" = icmp slt i64 %".138", %".132"
+  br i1 %".139", label %"for.body.2", label %"for.done.2"
 for.body.2:
-  %".136" = sub i64 %".127", %".133"
-  %".137" = icmp slt i64 %".136", %".129"
-  %".138" = select  i1 %".137", i64 %".136", i64 %".129"
-  %".139" = getelementptr i64, ptr %".6", i64 16
-  %".140" = load i64, ptr %".139"
-  %".141" = inttoptr i64 %".140" to void (ptr, i64)*
-  call void %".141"(ptr %".44", i64 %".138")
-  store i64 0, i64* %".143"
+  %".141" = sub i64 %".132", %".138"
+  %".142" = icmp slt i64 %".141", %".134"
+  %".143" = select  i1 %".142", i64 %".141", i64 %".134"
+  %".144" = getelementptr i64, ptr %".6", i64 16
+  %".145" = load i64, ptr %".144"
+  %".146" = inttoptr i64 %".145" to void (ptr, i64)*
+  call void %".146"(ptr %".44", i64 %".143")
+  store i64 0, i64* %".148"
   br label %"for.3"
 for.done.2:
-  %".176" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
-  br i1 %".176", label %"do.1", label %"do.done.1"
+  %".186" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".186", label %"do.1", label %"do.done.1"
 for.3:
-  %".146" = load i64, i64* %".143"
-  %".147" = icmp slt i64 %".146", %".138"
-  br i1 %".147", label %"for.body.3", label %"for.done.3"
+  %".151" = load i64, i64* %".148"
+  %".152" = icmp slt i64 %".151", %".143"
+  br i1 %".152", label %"for.body.3", label %"for.done.3"
 for.body.3:
-  %".149" = getelementptr i64, ptr %".45", i64 %".146"
-  store i64 0, ptr %".149"
-  %".151" = load i64, i64* %".143"
-  %".152" = add i64 %".151", 1
-  store i64 %".152", i64* %".143"
+  %".154" = getelementptr i64, ptr %".45", i64 %".151"
+  store i64 0, ptr %".154"
+  %".156" = load i64, i64* %".148"
+  %".157" = add i64 %".156", 1
+  store i64 %".157", i64* %".148"
   br label %"for.3"
 for.done.3:
-  %".155" = xor i1 %".31", -1
-  br i1 %".155", label %"for.done.3.if", label %"for.done.3.endif"
+  %".160" = xor i1 %".31", -1
+  br i1 %".160", label %"for.done.3.if", label %"for.done.3.endif"
 for.done.3.if:
   br label %"do.2"
 for.done.3.endif:
-  call void @"store_block"(ptr %".1", ptr %".45", i64 %".138", i64 %".133")
-  %".172" = load i64, i64* %".130"
-  %".173" = add i64 %".172", %".129"
-  store i64 %".173", i64* %".130"
+  call void @"store_block"(ptr %".1", ptr %".45", i64 %".143", i64 %".138")
+  %".182" = load i64, i64* %".135"
+  %".183" = add i64 %".182", %".134"
+  store i64 %".183", i64* %".135"
   br label %"for.2"
 do.2:
-  call void @"eval_block"(ptr %".1", i64 %".138", i64 %".133", ptr null)
-  %".159" = sub i64 %".13", 1
-  %".160" = getelementptr i64, ptr %".41", i64 %".159"
-  %".161" = load i64, ptr %".160"
-  %".162" = getelementptr i64, ptr %".6", i64 20
-  %".163" = load i64, ptr %".162"
-  %".164" = getelementptr ptr, ptr %".38", i64 %".48"
-  %".165" = load ptr, ptr %".164"
-  %".166" = inttoptr i64 %".163" to void (ptr, ptr, ptr, i64, i64)*
-  call void %".166"(ptr %".44", ptr %".45", ptr %".165", i64 %".138", i64 %".161")
-  %".168" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
-  br i1 %".168", label %"do.2", label %"do.done.2"
+  %".163" = getelementptr i64, ptr %".1", i64 0
+  %".164" = load i64, ptr %".163"
+  %".165" = inttoptr i64 %".164" to ptr
+  %".166" = getelementptr i64, ptr %".165", i64 8
+  %".167" = load i64, ptr %".166"
+  call void @"eval_block"(ptr %".1", i64 %".143", i64 %".138", ptr null, i64 0, i64 %".167")
+  %".169" = sub i64 %".13", 1
+  %".170" = getelementptr i64, ptr %".41", i64 %".169"
+  %".171" = load i64, ptr %".170"
+  %".172" = getelementptr i64, ptr %".6", i64 20
+  %".173" = load i64, ptr %".172"
+  %".174" = getelementptr ptr, ptr %".38", i64 %".48"
+  %".175" = load ptr, ptr %".174"
+  %".176" = inttoptr i64 %".173" to void (ptr, ptr, ptr, i64, i64)*
+  call void %".176"(ptr %".44", ptr %".45", ptr %".175", i64 %".143", i64 %".171")
+  %".178" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".178", label %"do.2", label %"do.done.2"
 do.done.2:
   br label %"for.done.3.endif"
 }
@@ -1350,7 +1412,7 @@ define internal void @"run_scan"(ptr %".1") noinline nounwind
 {
 entry:
   %".42" = alloca i64
-  %".73" = alloca i64
+  %".78" = alloca i64
   br label %"body"
 body:
   %".4" = getelementptr i64, ptr %".1", i64 0
@@ -1412,64 +1474,74 @@ for.body:
   %".48" = sub i64 %".39", %".45"
   %".49" = icmp slt i64 %".48", %".41"
   %".50" = select  i1 %".49", i64 %".48", i64 %".41"
-  call void @"eval_block"(ptr %".1", i64 %".50", i64 %".45", ptr null)
-  %".52" = icmp eq i64 %".45", 0
-  %".53" = zext i1 %".52" to i64
-  %".54" = getelementptr i64, ptr %".6", i64 23
+  %".51" = getelementptr i64, ptr %".1", i64 0
+  %".52" = load i64, ptr %".51"
+  %".53" = inttoptr i64 %".52" to ptr
+  %".54" = getelementptr i64, ptr %".53", i64 8
   %".55" = load i64, ptr %".54"
-  %".56" = getelementptr ptr, ptr %".12", i64 %".25"
-  %".57" = load ptr, ptr %".56"
-  %".58" = inttoptr i64 %".55" to void (ptr, ptr, i64, ptr, i64)*
-  call void %".58"(ptr %".18", ptr %".57", i64 %".50", ptr %".19", i64 %".53")
+  call void @"eval_block"(ptr %".1", i64 %".50", i64 %".45", ptr null, i64 0, i64 %".55")
+  %".57" = icmp eq i64 %".45", 0
+  %".58" = zext i1 %".57" to i64
+  %".59" = getelementptr i64, ptr %".6", i64 23
+  %".60" = load i64, ptr %".59"
+  %".61" = getelementptr ptr, ptr %".12", i64 %".25"
+  %".62" = load ptr, ptr %".61"
+  %".63" = inttoptr i64 %".60" to void (ptr, ptr, i64, ptr, i64)*
+  call void %".63"(ptr %".18", ptr %".62", i64 %".50", ptr %".19", i64 %".58")
   call void @"store_block"(ptr %".1", ptr %".18", i64 %".50", i64 %".45")
-  %".61" = load i64, i64* %".42"
-  %".62" = add i64 %".61", %".41"
-  store i64 %".62", i64* %".42"
+  %".66" = load i64, i64* %".42"
+  %".67" = add i64 %".66", %".41"
+  store i64 %".67", i64* %".42"
   br label %"for"
 for.done:
-  %".65" = call i1 @"advance"(ptr %".1", i64 0, i64 %".21")
-  br i1 %".65", label %"do", label %"do.done"
+  %".70" = call i1 @"advance"(ptr %".1", i64 0, i64 %".21")
+  br i1 %".70", label %"do", label %"do.done"
 do.1:
-  %".69" = getelementptr i64, ptr %".1", i64 11
-  %".70" = load i64, ptr %".69"
-  %".71" = getelementptr i64, ptr %".1", i64 20
-  %".72" = load i64, ptr %".71"
-  store i64 0, i64* %".73"
+  %".74" = getelementptr i64, ptr %".1", i64 11
+  %".75" = load i64, ptr %".74"
+  %".76" = getelementptr i64, ptr %".1", i64 20
+  %".77" = load i64, ptr %".76"
+  store i64 0, i64* %".78"
   br label %"for.1"
 do.done.1:
   br label %"body.if.endif"
 for.1:
-  %".76" = load i64, i64* %".73"
-  %".77" = icmp slt i64 %".76", %".70"
-  br i1 %".77", label %"for.body.1", label %"for.done.1"
+  %".81" = load i64, i64* %".78"
+  %".82" = icmp slt i64 %".81", %".75"
+  br i1 %".82", label %"for.body.1", label %"for.done.1"
 for.body.1:
-  %".79" = sub i64 %".70", %".76"
-  %".80" = icmp slt i64 %".79", %".72"
-  %".81" = select  i1 %".80", i64 %".79", i64 %".72"
+  %".84" = sub i64 %".75", %".81"
+  %".85" = icmp slt i64 %".84", %".77"
+  %".86" = select  i1 %".85", i64 %".84", i64 %".77"
   br label %"do.2"
 for.done.1:
-  %".102" = call i1 @"advance"(ptr %".1", i64 0, i64 %".21")
-  br i1 %".102", label %"do.1", label %"do.done.1"
+  %".112" = call i1 @"advance"(ptr %".1", i64 0, i64 %".21")
+  br i1 %".112", label %"do.1", label %"do.done.1"
 do.2:
-  call void @"eval_block"(ptr %".1", i64 %".81", i64 %".76", ptr null)
-  %".84" = sub i64 %".23", 1
-  %".85" = getelementptr i64, ptr %".15", i64 %".84"
-  %".86" = load i64, ptr %".85"
-  %".87" = icmp eq i64 %".86", 0
-  %".88" = zext i1 %".87" to i64
-  %".89" = getelementptr i64, ptr %".6", i64 22
-  %".90" = load i64, ptr %".89"
-  %".91" = getelementptr ptr, ptr %".12", i64 %".25"
-  %".92" = load ptr, ptr %".91"
-  %".93" = inttoptr i64 %".90" to void (ptr, ptr, i64, i64)*
-  call void %".93"(ptr %".18", ptr %".92", i64 %".81", i64 %".88")
-  call void @"store_block"(ptr %".1", ptr %".18", i64 %".81", i64 %".76")
-  %".96" = call i1 @"advance"(ptr %".1", i64 %".21", i64 %".23")
-  br i1 %".96", label %"do.2", label %"do.done.2"
+  %".88" = getelementptr i64, ptr %".1", i64 0
+  %".89" = load i64, ptr %".88"
+  %".90" = inttoptr i64 %".89" to ptr
+  %".91" = getelementptr i64, ptr %".90", i64 8
+  %".92" = load i64, ptr %".91"
+  call void @"eval_block"(ptr %".1", i64 %".86", i64 %".81", ptr null, i64 0, i64 %".92")
+  %".94" = sub i64 %".23", 1
+  %".95" = getelementptr i64, ptr %".15", i64 %".94"
+  %".96" = load i64, ptr %".95"
+  %".97" = icmp eq i64 %".96", 0
+  %".98" = zext i1 %".97" to i64
+  %".99" = getelementptr i64, ptr %".6", i64 22
+  %".100" = load i64, ptr %".99"
+  %".101" = getelementptr ptr, ptr %".12", i64 %".25"
+  %".102" = load ptr, ptr %".101"
+  %".103" = inttoptr i64 %".100" to void (ptr, ptr, i64, i64)*
+  call void %".103"(ptr %".18", ptr %".102", i64 %".86", i64 %".98")
+  call void @"store_block"(ptr %".1", ptr %".18", i64 %".86", i64 %".81")
+  %".106" = call i1 @"advance"(ptr %".1", i64 %".21", i64 %".23")
+  br i1 %".106", label %"do.2", label %"do.done.2"
 do.done.2:
-  %".98" = load i64, i64* %".73"
-  %".99" = add i64 %".98", %".72"
-  store i64 %".99", i64* %".73"
+  %".108" = load i64, i64* %".78"
+  %".109" = add i64 %".108", %".77"
+  store i64 %".109", i64* %".78"
   br label %"for.1"
 }
 
@@ -1478,7 +1550,7 @@ define internal void @"run_kernel"(ptr %".1", ptr %".2", ptr %".3", ptr %".4", p
 entry:
   %".69" = alloca i64
   %".120" = alloca i64
-  %".174" = alloca i64
+  %".177" = alloca i64
   br label %"body"
 body:
   %".8" = alloca i64, i64 21
@@ -1654,46 +1726,49 @@ for.done:
   %".171" = load i64, ptr %".170"
   %".172" = getelementptr i64, ptr %".36", i64 8
   %".173" = load i64, ptr %".172"
-  store i64 0, i64* %".174"
+  %".174" = getelementptr i64, ptr %".36", i64 40
+  %".175" = load i64, ptr %".174"
+  %".176" = add i64 %".173", %".175"
+  store i64 0, i64* %".177"
   br label %"for.1"
 for.1:
-  %".177" = load i64, i64* %".174"
-  %".178" = icmp slt i64 %".177", %".173"
-  br i1 %".178", label %"for.body.1", label %"for.done.1"
+  %".180" = load i64, i64* %".177"
+  %".181" = icmp slt i64 %".180", %".176"
+  br i1 %".181", label %"for.body.1", label %"for.done.1"
 for.body.1:
-  %".180" = mul i64 %".177", 8
-  %".181" = add i64 %".171", %".180"
-  %".182" = getelementptr i64, ptr %".36", i64 %".181"
-  %".183" = getelementptr i64, ptr %".182", i64 0
-  %".184" = load i64, ptr %".183"
-  %".185" = icmp eq i64 %".184", 1
-  br i1 %".185", label %"for.body.1.if", label %"for.body.1.endif"
+  %".183" = mul i64 %".180", 8
+  %".184" = add i64 %".171", %".183"
+  %".185" = getelementptr i64, ptr %".36", i64 %".184"
+  %".186" = getelementptr i64, ptr %".185", i64 0
+  %".187" = load i64, ptr %".186"
+  %".188" = icmp eq i64 %".187", 1
+  br i1 %".188", label %"for.body.1.if", label %"for.body.1.endif"
 for.done.1:
-  %".208" = getelementptr i64, ptr %".36", i64 1
-  %".209" = load i64, ptr %".208"
-  switch i64 %".209", label %"mode.done" [i64 0, label %"mode0" i64 1, label %"mode1" i64 2, label %"mode2" i64 3, label %"mode3"]
+  %".211" = getelementptr i64, ptr %".36", i64 1
+  %".212" = load i64, ptr %".211"
+  switch i64 %".212", label %"mode.done" [i64 0, label %"mode0" i64 1, label %"mode1" i64 2, label %"mode2" i64 3, label %"mode3"]
 for.body.1.if:
-  %".187" = getelementptr i64, ptr %".182", i64 1
-  %".188" = load i64, ptr %".187"
-  %".189" = getelementptr i64, ptr %".36", i64 37
-  %".190" = load i64, ptr %".189"
-  %".191" = mul i64 %".188", %".190"
-  %".192" = getelementptr i8, i8* %".52", i64 %".191"
-  %".193" = getelementptr i64, ptr %".182", i64 3
-  %".194" = load i64, ptr %".193"
-  %".195" = mul i64 %".194", 16
-  %".196" = getelementptr i8, ptr %".169", i64 %".195"
-  %".197" = getelementptr i64, ptr %".182", i64 2
-  %".198" = load i64, ptr %".197"
-  %".199" = getelementptr i64, i64* %".8", i64 20
-  %".200" = load i64, i64* %".199"
-  %".201" = inttoptr i64 %".198" to void (ptr, ptr, i64, i64)*
-  call void %".201"(i8* %".192", ptr %".196", i64 0, i64 %".200")
+  %".190" = getelementptr i64, ptr %".185", i64 1
+  %".191" = load i64, ptr %".190"
+  %".192" = getelementptr i64, ptr %".36", i64 37
+  %".193" = load i64, ptr %".192"
+  %".194" = mul i64 %".191", %".193"
+  %".195" = getelementptr i8, i8* %".52", i64 %".194"
+  %".196" = getelementptr i64, ptr %".185", i64 3
+  %".197" = load i64, ptr %".196"
+  %".198" = mul i64 %".197", 16
+  %".199" = getelementptr i8, ptr %".169", i64 %".198"
+  %".200" = getelementptr i64, ptr %".185", i64 2
+  %".201" = load i64, ptr %".200"
+  %".202" = getelementptr i64, i64* %".8", i64 20
+  %".203" = load i64, i64* %".202"
+  %".204" = inttoptr i64 %".201" to void (ptr, ptr, i64, i64)*
+  call void %".204"(i8* %".195", ptr %".199", i64 0, i64 %".203")
   br label %"for.body.1.endif"
 for.body.1.endif:
-  %".204" = load i64, i64* %".174"
-  %".205" = add i64 %".204", 1
-  store i64 %".205", i64* %".174"
+  %".207" = load i64, i64* %".177"
+  %".208" = add i64 %".207", 1
+  store i64 %".208", i64* %".177"
   br label %"for.1"
 mode.done:
   br label %"body.endif"

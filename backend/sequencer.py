@@ -187,6 +187,7 @@ class _Sequencer:
         self.empty = self._empty()
         self.eval = self._eval_block()
         self.store = self._store_block()
+        self.post = self._post_block()
         self.compiled = self._compiled()
         modes = [self._elementwise(), self._reduce(), self._arg(), self._scan()]
         self.kernel = self._kernel(modes)
@@ -308,23 +309,27 @@ class _Sequencer:
         fty = ir.FunctionType(VOID, types)
         f.b.call(f.b.inttoptr(fn_word, fty.as_pointer()), args)
 
+    def _eval_body(self, f, ctx, n, b0, direct):
+        """Call ``eval_block`` on the kernel's body (its instructions before an epilogue's)."""
+        K = f.to_ptr(f.word(ctx, C_K))
+        f.b.call(self.eval, [ctx, n, b0, direct, _c(0), f.word(K, bc.K_NINS)])
+
     def _eval_block(self):
-        """Run the kernel's instructions on the block of ``n`` elements starting at
-        ``b0`` along the block axis; ``direct`` (if not null) is where the value
-        instruction may write its result."""
-        f, ctx = self._ctx_fn("eval_block", VOID, [I64, I64, PTR])
+        """Run the kernel's instructions ``lo`` to ``hi - 1`` on the block of ``n``
+        elements starting at ``b0`` along the block axis; ``direct`` (if not null) is
+        where the value instruction may write its result."""
+        f, ctx = self._ctx_fn("eval_block", VOID, [I64, I64, PTR, I64, I64])
         b = f.b
-        n, b0, direct = f.fn.args[1:]
+        n, b0, direct, lo, nins = f.fn.args[1:]
         K = f.to_ptr(f.word(ctx, C_K))
         regs, scratch, meta, offs, goffs, err, lt = (
             f.to_ptr(f.word(ctx, c)) for c in (C_REGS, C_SCRATCH, C_META, C_OFFS, C_GOFFS, C_ERR,
                                               C_LT))
-        nins = f.word(K, bc.K_NINS)
         ins0 = f.word(K, bc.K_INS)
         value = f.word(K, bc.K_VALUE)
         r = f.word(ctx, C_R)
         rbytes = f.word(K, bc.K_RBYTES)
-        with f.for_(_c(0), nins) as t:
+        with f.for_(lo, nins) as t:
             e = b.gep(K, [b.add(ins0, b.mul(t, _c(bc.INS_WORDS)))], source_etype=I64)
             kind, d = f.word(e, bc.I_KIND), f.word(e, bc.I_DEST)
             sd = f.at(scratch, b.mul(d, rbytes))
@@ -393,6 +398,25 @@ class _Sequencer:
         b.ret_void()
         return f.fn
 
+    def _post_block(self):
+        """The kernel's epilogue (``Kernel.post``) on ``n`` results at ``src`` (at the
+        current point, ``b0`` along the block axis): where its values are; ``src`` itself
+        when the kernel has none."""
+        f, ctx = self._ctx_fn("post_block", PTR, [PTR, I64, I64])
+        b = f.b
+        src, n, b0 = f.fn.args[1:]
+        K = f.to_ptr(f.word(ctx, C_K))
+        npost = f.word(K, bc.K_NPOST)
+        out = f.var(src, PTR)
+        with f.if_(b.icmp_signed(">", npost, _c(0))):
+            regs = f.to_ptr(f.word(ctx, C_REGS))
+            b.store(src, b.gep(regs, [f.word(K, bc.K_PACC)], source_etype=PTR))
+            nins = f.word(K, bc.K_NINS)
+            b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None), nins, b.add(nins, npost)])
+            b.store(f.ptr(regs, f.word(K, bc.K_PVALUE)), out)
+        b.ret(f.get(out, PTR))
+        return f.fn
+
     def _store_block(self):
         """Write ``n`` elements from ``src`` to the output at the current point, ``b0``
         along the block axis."""
@@ -436,7 +460,7 @@ class _Sequencer:
                 with self._blocks(f, ctx) as (b0, n):
                     q, s = self._out_ptr(f, ctx, b0)
                     direct = b.select(b.icmp_signed("==", s, _c(1)), q, ir.Constant(PTR, None))
-                    b.call(self.eval, [ctx, n, b0, direct])
+                    self._eval_body(f, ctx, n, b0, direct)
                     b.call(self.store, [ctx, f.ptr(regs, value), n, b0])
                     self._further_stores(f, ctx, K, regs, n, b0)
                 loop.again(b.call(self.advance, [ctx, _c(0), r]))
@@ -502,7 +526,7 @@ class _Sequencer:
                                 with f.if_(b.not_(inner_empty)):
                                     with f.do_while() as inner:
                                         with self._blocks(f, ctx) as (b0, n):
-                                            b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None)])
+                                            self._eval_body(f, ctx, n, b0, ir.Constant(PTR, None))
                                             val = f.ptr(regs, value)
                                             with b.if_else(sequential) as (seq, lanes):
                                                 with seq:
@@ -521,7 +545,7 @@ class _Sequencer:
                                                [PTR, PTR, I64])
                                 with f.if_(b.icmp_unsigned("!=", mean, _c(0))):
                                     self._call(f, mean, [res, count, _c(1)], [PTR, I64, I64])
-                                self._put_one(f, ctx, res)
+                                self._put_one(f, ctx, b.call(self.post, [ctx, res, _c(1), _c(0)]))
                                 outer.again(b.call(self.advance, [ctx, _c(0), nout]))
                         with across:
                             with f.do_while() as outer:
@@ -529,14 +553,15 @@ class _Sequencer:
                                     self._call(f, f.word(K, bc.K_INIT), [acc, n], [PTR, I64])
                                     with f.if_(b.not_(inner_empty)):
                                         with f.do_while() as inner:
-                                            b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None)])
+                                            self._eval_body(f, ctx, n, b0, ir.Constant(PTR, None))
                                             self._call(f, f.word(K, bc.K_ACC),
                                                        [acc, f.ptr(regs, value), n],
                                                        [PTR, PTR, I64])
                                             inner.again(b.call(self.advance, [ctx, nout, r]))
                                     with f.if_(b.icmp_unsigned("!=", mean, _c(0))):
                                         self._call(f, mean, [acc, count, n], [PTR, I64, I64])
-                                    b.call(self.store, [ctx, acc, n, b0])
+                                    b.call(self.store, [ctx, b.call(self.post, [ctx, acc, n, b0]),
+                                                        n, b0])
                                 outer.again(b.call(self.advance, [ctx, _c(0), nout]))
         b.ret_void()
         return f.fn
@@ -610,7 +635,7 @@ class _Sequencer:
                         self._call(f, f.word(K, bc.K_INIT), [state, _c(1)], [PTR, I64])
                         f.set_word(state, 2, _c(0))
                         with self._blocks(f, ctx) as (b0, n):
-                            b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None)])
+                            self._eval_body(f, ctx, n, b0, ir.Constant(PTR, None))
                             self._call(f, f.word(K, bc.K_ARGS), [state, f.ptr(regs, value), n, b0],
                                        [PTR, PTR, I64, I64])
                         self._put_one(f, ctx, f.at(state, _c(16)))
@@ -623,7 +648,7 @@ class _Sequencer:
                                 f.set_word(at, i, _c(0))
                             with f.if_(b.not_(inner_empty)):
                                 with f.do_while() as inner:
-                                    b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None)])
+                                    self._eval_body(f, ctx, n, b0, ir.Constant(PTR, None))
                                     k = f.word(idx, b.sub(r, _c(1)))
                                     self._call(f, f.word(K, bc.K_ARGX),
                                                [acc, at, f.ptr(regs, value), n, k],
@@ -652,7 +677,7 @@ class _Sequencer:
                 with seq:
                     with f.do_while() as outer:
                         with self._blocks(f, ctx) as (b0, n):
-                            b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None)])
+                            self._eval_body(f, ctx, n, b0, ir.Constant(PTR, None))
                             first = b.zext(b.icmp_signed("==", b0, _c(0)), I64)
                             self._call(f, f.word(K, bc.K_SCANS),
                                        [acc, f.ptr(regs, value), n, carry, first],
@@ -663,7 +688,7 @@ class _Sequencer:
                     with f.do_while() as outer:
                         with self._blocks(f, ctx) as (b0, n):
                             with f.do_while() as inner:
-                                b.call(self.eval, [ctx, n, b0, ir.Constant(PTR, None)])
+                                self._eval_body(f, ctx, n, b0, ir.Constant(PTR, None))
                                 k = f.word(idx, b.sub(r, _c(1)))
                                 first = b.zext(b.icmp_signed("==", k, _c(0)), I64)
                                 self._call(f, f.word(K, bc.K_SCANX),
@@ -784,7 +809,7 @@ class _Sequencer:
         b = f.b
         scal = f.to_ptr(f.word(ctx, C_SCAL))
         ins0 = f.word(K, bc.K_INS)
-        with f.for_(_c(0), f.word(K, bc.K_NINS)) as t:
+        with f.for_(_c(0), b.add(f.word(K, bc.K_NINS), f.word(K, bc.K_NPOST))) as t:
             e = b.gep(K, [b.add(ins0, b.mul(t, _c(bc.INS_WORDS)))], source_etype=I64)
             with f.if_(b.icmp_signed("==", f.word(e, bc.I_KIND), _c(bc.SCALAR))):
                 sd = f.at(scratch, b.mul(f.word(e, bc.I_DEST), f.word(K, bc.K_RBYTES)))
