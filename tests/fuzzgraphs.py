@@ -368,6 +368,13 @@ def elementwise_bound(np_fn: Callable, args: list, ref: np.ndarray, ulps: float,
             for a in args:
                 finite_in &= np.broadcast_to(np.isfinite(getattr(a, "ref", a)), shape)
             unknown |= finite_in & ~np.isfinite(ref)
+            # or overflowing in its own precision where the reference (complex128) does
+            # not: complex64 x / x of a subnormal x is inf+nanj in numpy as in lazyarray
+            with np.errstate(all="ignore"):
+                narrow = getattr(np_fn, "narrow", np_fn)
+                native = np.broadcast_to(
+                    np.asarray(narrow(*(getattr(a, "ref", a) for a in args))), shape)
+            unknown |= finite_in & np.isfinite(ref) & ~np.isfinite(native)
         if free_zero_sign:
             zs |= ref == 0
     return np.where(unknown, np.inf, tol), zs & ~unknown
@@ -489,7 +496,14 @@ def np_int_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def np_pow(a, b):
     if np.asarray(a).dtype.kind in "iu":
         return np_int_pow(np.asarray(a), np.asarray(b))
-    return np.power(a, b)
+    out = np.power(a, b)
+    if np.asarray(a).dtype.kind != "f":
+        return out
+    # numpy takes x ** 0.5 as sqrt(x): -inf -> nan and -0 -> -0, where the standard says
+    # +inf and +0 for a positive exponent that is not an odd integer
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    fix = (b > 0) & ~((np.floor(b) == b) & (np.fmod(b, 2) != 0)) & ((a == -np.inf) | (a == 0))
+    return np.where(fix, np.where(a == 0, 0, np.inf).astype(out.dtype), out)
 
 
 def np_floor_divide(a, b):
@@ -589,6 +603,7 @@ def _wide_complex(np_fn: Callable) -> Callable:
         out = np.asarray(np_fn(*(a.astype(np.complex128) if a.dtype.kind in "fc" else a
                                  for a in arrs)))
         return out.astype(np.complex64 if out.dtype.kind == "c" else np.float32)
+    fn.narrow = np_fn  # (numpy's own precision: see elementwise_bound)
     return fn
 
 
