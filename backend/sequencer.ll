@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources 332a3584f0b5d6a33f1f2c31778e65cd94c68b8c22b17eeecbe755757225258c
+; lazyarray sequencer, sources 981fc338f109966205b82d71e93be57c19b4ecb7de352728d952cc57d87da50a
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""

@@ -167,3 +167,4 @@ def test_a_held_result_whose_buffer_is_not_written_is_not_kept_as_a_value():
         np.testing.assert_allclose(np.asarray(s), xv.sum(axis=0), rtol=1e-15)
         np.testing.assert_allclose(np.asarray(out), np.sqrt(np.abs(xv.sum(axis=0))) + xv[2],
                                    rtol=1e-14)
+

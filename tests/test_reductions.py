@@ -544,3 +544,16 @@ def _nodes_of(y):
         out.append(node)
         stack.extend(node.srcs)
     return out
+
+
+@pytest.mark.parametrize("rows,cols,across", [(100_000, 20, True), (10_000, 256, True),
+                                              (5_000, 400, False), (8, 20, False)])
+def test_short_rows_interpret_across_the_results(rows, cols, across):
+    # The interpreter's block axis (bytecode.choose_axis): short contiguous rows run across
+    # the results (an accumulator each), long ones in lanes along the row.
+    from lazyarray.backend import bytecode
+    ph = xp.placeholder((rows, cols), xp.float64)
+    out = xp.sqrt(xp.sum(ph * ph, axis=1))
+    (k,) = xp.compile(out, inputs=[ph])._schedule.kernels
+    axis, along = bytecode.choose_axis(k, [rows, cols], [[cols, 1]])
+    assert (axis, along) == ((0, 0) if across else (1, 1))
