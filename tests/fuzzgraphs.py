@@ -1158,7 +1158,9 @@ def random_key(ch: Chooser, shape: tuple) -> tuple:
         axis += 1
     if axis == ellipsis_at:
         items.append(Ellipsis)
-    if ch.chance(0.3) and items and items[-1] == slice(None):
+    # (a trailing ':' is dropped only without an Ellipsis: after one, the items between
+    # would then index the axes one further on)
+    if ch.chance(0.3) and items and items[-1] == slice(None) and Ellipsis not in items:
         items.pop()
     return tuple(items)
 
