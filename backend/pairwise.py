@@ -236,14 +236,27 @@ class Columns:
 
     def finish(self, b: ir.IRBuilder, w: ir.Value, store) -> None:
         """``store(b, i, result)`` for each column: its run, then the stack from its top
-        down (as ``PairwiseSum.total``)."""
+        down (as ``PairwiseSum.total``).  With the stack empty (fewer rows than a run:
+        the usual case) a loop of its own, which LLVM vectorises: the columns' loop
+        around the stack's kept an epilogue scalar (a distance matrix's square roots)."""
+        def run_only(bb, i):
+            store(bb, i, bb.load(self._at(bb, self.run, i), typ=self.ty))
+        if not self.pairwise:
+            self._each(b, w, run_only)
+            return
+        with b.if_else(b.icmp_signed("==", b.load(self.top, typ=I64), ir.Constant(I64, 0))) \
+                as (empty, stacked):
+            with empty:
+                self._each(b, w, run_only)
+            with stacked:
+                self._stacked(b, w, store)
+
+    def _stacked(self, b: ir.IRBuilder, w: ir.Value, store) -> None:
         def one(bb, i):
+            def level(b2, k, carried):
+                below = b2.sub(b2.load(self.top, typ=I64), b2.add(k, ir.Constant(I64, 1)))
+                x = b2.load(self._at(b2, self._row(b2, below), i), typ=self.ty)
+                return [self.combine(b2, carried[0], x)]
             acc = bb.load(self._at(bb, self.run, i), typ=self.ty)
-            if self.pairwise:
-                def level(b2, k, carried):
-                    below = b2.sub(b2.load(self.top, typ=I64), b2.add(k, ir.Constant(I64, 1)))
-                    x = b2.load(self._at(b2, self._row(b2, below), i), typ=self.ty)
-                    return [self.combine(b2, carried[0], x)]
-                acc = self.loop(bb, bb.load(self.top, typ=I64), [acc], level)[0]
-            store(bb, i, acc)
+            store(bb, i, self.loop(bb, bb.load(self.top, typ=I64), [acc], level)[0])
         self._each(b, w, one)
