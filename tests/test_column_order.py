@@ -178,3 +178,21 @@ def test_a_load_broadcast_along_the_columns(dtype, rows, cols):
     assert np.array_equal(np.asarray(flat), np.asarray(general))
     if np.dtype(dtype).kind != "c":
         check(xp.max(x * v[:, None], axis=0), (dense * r[:, None]).max(axis=0))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_rows_of_points_in_a_few_dimensions(k, dtype):
+    # The tile's loop with a constant stride of 2-4 (codegen.STRIDED_COLUMNS): the second
+    # point set read at stride k, the first broadcast; at other strides the meta's loop.
+    rng = np.random.default_rng(k)
+    av, bv = values((37, k), dtype, rng), values((2 * F64_TILE + 5, k), dtype, rng)
+    a, b = xp.asarray(av), xp.asarray(bv)
+    d = xp.expand_dims(a, axis=1) - xp.expand_dims(b, axis=0)
+    dn = av[:, None, :] - bv[None, :, :]
+    check(xp.sum(d * d, axis=2), (dn * dn).sum(axis=2), rtol=TOL.get(dtype, 0))
+    check(xp.max(xp.abs(d), axis=2), np.abs(dn).max(axis=2))
+    # mixed strides (b at k, its transpose's copy at 1, the columns of a at 2k): generic
+    wide = xp.asarray(np.ascontiguousarray(np.concatenate([bv, bv], axis=1)))
+    mixed = xp.sum(wide[:, :k] * xp.asarray(np.ascontiguousarray(bv.T)).T, axis=1)
+    check(mixed, (bv * bv).sum(axis=1), rtol=TOL.get(dtype, 0))
