@@ -29,11 +29,12 @@ PTR = ir.PointerType()
 # A reduced axis shorter than a vector (VECTOR_BYTES) reduces in column order when at least
 # WIDE_OUT results lie side by side (see KernelBuilder._column_order)
 VECTOR_BYTES, WIDE_OUT = 32, 16
-# Constant strides a column-order tile's loop is also emitted for, where every load that is
-# not broadcast along the columns has that stride: the rows of points in 2-4 dimensions
+# Constant strides a column-order tile row's loop is also emitted for, where every load that
+# is not broadcast along the columns has that stride: the rows of points in 2 or 3 dimensions
 # (LLVM vectorises a constant stride with interleaved loads, a stride it must read from the
-# meta not at all: the sums of 100x30 distances between 3-d points, 9.5 -> 5.2 us)
-STRIDED_COLUMNS = (2, 3, 4)
+# meta not at all: the sums of 100x30 distances between 3-d points, 9.5 -> 5.0 us).  Each is
+# a copy of the row's loop: 4 too cost a column sum's kernel 10-30% more compile time.
+STRIDED_COLUMNS = (2, 3)
 COLUMN_BYTES = 8192  # a tile's row in a column-order reduction (see KernelBuilder._columns)
 # A contiguous float row of at most this many bytes takes argmin/argmax in one masked
 # vector (KernelBuilder._arg_short_row): 8 float64, 16 float32
@@ -191,7 +192,8 @@ class KernelBuilder:
         # loads broadcast along a column-order tile's columns: the same, for its loop
         self.flat_cols = (self._matches(b, k.n_out - 1, k.col_spread)
                           if self.by_columns is not None and k.col_spread else None)
-        self.constant_cols = 0  # the constant stride of the tile's loop being emitted, or 0
+        # the constant stride of the tile's loop being emitted (True: 1, ``flat_cols``), or 0
+        self.constant_cols = 0
         offs = [m[0] for m in self.acc_meta]
         self._outer(b, 0, offs, self.store_meta[0])
         b.ret_void()
@@ -215,7 +217,8 @@ class KernelBuilder:
         if self.by_columns is not None and axis == k.n_out - 1:
             with b.if_else(self.by_columns) as (columns, rows):
                 with columns:
-                    self._by_column_stride(b, lambda: self._columns(b, offs, soff))
+                    self._twice(b, self.flat_cols, "constant_cols",
+                                lambda: self._columns(b, offs, soff))
                 with rows:
                     self._outer_loop(b, axis, offs, soff)
             return
@@ -264,13 +267,14 @@ class KernelBuilder:
         return ok
 
     def _by_column_stride(self, b, emit) -> None:
-        """``emit()`` a column-order tile's loop once per constant stride it may have (1
-        where ``flat_cols`` holds; ``STRIDED_COLUMNS`` for a lone reduced axis), and once
-        with the strides of the meta."""
+        """``emit()`` a column-order tile row's loop once per ``STRIDED_COLUMNS`` stride it
+        may have (for a lone reduced axis, unless a constant stride is known already), and
+        once with the strides of the meta.  Only the row's loop is copied: copies of the
+        whole tile (its pairwise stack, its finish) doubled the kernel's compile time."""
         k, j = self.k, self.k.n_out - 1
-        versions = [(1, self.flat_cols)] if self.flat_cols is not None else []
-        if k.n_red == 1:
-            versions += [(c, self._matches(b, j, k.col_spread, c)) for c in STRIDED_COLUMNS]
+        versions = []
+        if k.n_red == 1 and not self.constant_cols:
+            versions = [(c, self._matches(b, j, k.col_spread, c)) for c in STRIDED_COLUMNS]
 
         def chain(rest):
             if not rest:
@@ -313,7 +317,7 @@ class KernelBuilder:
         if self.constant and axis == k.n_out + k.n_red - 1:
             return self._constant_strides(k.spread)
         if self.constant_cols and axis == k.n_out - 1:
-            return self._constant_strides(k.col_spread, self.constant_cols)
+            return self._constant_strides(k.col_spread, int(self.constant_cols))
         return [m[1 + axis] for m in self.acc_meta]
 
     def _constant_strides(self, spread: tuple, stride: int = 1) -> list:
@@ -401,7 +405,8 @@ class KernelBuilder:
         if axis == k.n_out + k.n_red:
             def value_at(bb, i):
                 return self._body(bb, _advance(bb, offs, i, self._strides(j)))
-            self.columns.add_row(b, w, value_at)
+            self._by_column_stride(b, lambda: self.columns.add_to_run(b, w, value_at))
+            self.columns.end_row(b, w)
             return
 
         def step(bb, i, _):

@@ -200,10 +200,18 @@ class Columns:
 
     def add_row(self, b: ir.IRBuilder, w: ir.Value, value_at) -> None:
         """Add one row: ``value_at(b, i)`` is column ``i``'s element."""
+        self.add_to_run(b, w, value_at)
+        self.end_row(b, w)
+
+    def add_to_run(self, b: ir.IRBuilder, w: ir.Value, value_at) -> None:
+        """A row's elements added to the run (``add_row`` without ``end_row``)."""
         def add(bb, i):
             p = self._at(bb, self.run, i)
             bb.store(self.combine(bb, bb.load(p, typ=self.ty), value_at(bb, i)), p)
         self._each(b, w, add)
+
+    def end_row(self, b: ir.IRBuilder, w: ir.Value) -> None:
+        """After a row: a full run joins the stack (a pairwise sum)."""
         if not self.pairwise:
             return
         filled = b.add(b.load(self.filled, typ=I64), ir.Constant(I64, 1))
