@@ -188,12 +188,11 @@ class KernelBuilder:
         self.pairwise_block = self._pairwise_block(b) if self.pairwise is not None else None
         self.by_columns = self._column_order(b)
         self.flat = self._flat_strides(b)
-        self.constant = False  # emitting the loop of ``flat`` (see ``_strides``)
+        self.constant = 0  # 1 while emitting the loop of ``flat`` (see ``_strides``)
         # loads broadcast along a column-order tile's columns: the same, for its loop
         self.flat_cols = (self._matches(b, k.n_out - 1, k.col_spread)
                           if self.by_columns is not None and k.col_spread else None)
-        # the constant stride of the tile's loop being emitted (True: 1, ``flat_cols``), or 0
-        self.constant_cols = 0
+        self.constant_cols = 0  # the constant stride of the tile's loop being emitted, or 0
         offs = [m[0] for m in self.acc_meta]
         self._outer(b, 0, offs, self.store_meta[0])
         b.ret_void()
@@ -217,8 +216,8 @@ class KernelBuilder:
         if self.by_columns is not None and axis == k.n_out - 1:
             with b.if_else(self.by_columns) as (columns, rows):
                 with columns:
-                    self._twice(b, self.flat_cols, "constant_cols",
-                                lambda: self._columns(b, offs, soff))
+                    self._versions(b, [] if self.flat_cols is None else [(1, self.flat_cols)],
+                                   "constant_cols", lambda: self._columns(b, offs, soff))
                 with rows:
                     self._outer_loop(b, axis, offs, soff)
             return
@@ -275,40 +274,28 @@ class KernelBuilder:
         versions = []
         if k.n_red == 1 and not self.constant_cols:
             versions = [(c, self._matches(b, j, k.col_spread, c)) for c in STRIDED_COLUMNS]
-
-        def chain(rest):
-            if not rest:
-                emit()
-                return
-            (c, cond), rest = rest[0], rest[1:]
-            with b.if_else(cond) as (known, other):
-                with known:
-                    self.constant_cols = c
-                    emit()
-                    self.constant_cols = 0
-                with other:
-                    chain(rest)
-        chain(versions)
+        self._versions(b, versions, "constant_cols", emit)
 
     def _inner(self, b, emit) -> None:
         """``emit()`` the innermost loop twice when ``flat`` is known: with the constant
         strides ``flat`` checked, and with the strides of the meta."""
-        self._twice(b, self.flat, "constant", emit)
+        self._versions(b, [] if self.flat is None else [(1, self.flat)], "constant", emit)
 
-    def _twice(self, b, cond, flag: str, emit) -> None:
-        """``emit()`` once with ``self.<flag>`` set where the i1 ``cond`` holds (the
-        constant strides it checked, see ``_strides``), once with the meta's; just once
-        when ``cond`` is None."""
-        if cond is None:
+    def _versions(self, b, versions: list, flag: str, emit) -> None:
+        """``emit()`` once per (value, i1) of ``versions`` with ``self.<flag>`` set to the
+        value where that i1 holds (the constant strides it checked, see ``_strides``), and
+        once more where none does, with the meta's."""
+        if not versions:
             emit()
             return
-        with b.if_else(cond) as (flat, other):
-            with flat:
-                setattr(self, flag, True)
+        (value, cond), rest = versions[0], versions[1:]
+        with b.if_else(cond) as (known, other):
+            with known:
+                setattr(self, flag, value)
                 emit()
-                setattr(self, flag, False)
+                setattr(self, flag, 0)
             with other:
-                emit()
+                self._versions(b, rest, flag, emit)
 
     def _strides(self, axis: int) -> list:
         """Each load's stride along iteration ``axis``: the constants ``flat`` checked
@@ -317,7 +304,7 @@ class KernelBuilder:
         if self.constant and axis == k.n_out + k.n_red - 1:
             return self._constant_strides(k.spread)
         if self.constant_cols and axis == k.n_out - 1:
-            return self._constant_strides(k.col_spread, int(self.constant_cols))
+            return self._constant_strides(k.col_spread, self.constant_cols)
         return [m[1 + axis] for m in self.acc_meta]
 
     def _constant_strides(self, spread: tuple, stride: int = 1) -> list:
@@ -672,7 +659,7 @@ class KernelBuilder:
         self.pairwise.add_run(b, self.sizes[axis], sum_range)
 
     def _value_dtype(self) -> ScalarType:
-        return _ins_dtype(self.k.body[self.k.value])
+        return self.k.value_dtype
 
     def _buf(self, slot: int) -> ir.Value:
         return self.fn.args[self.slots.index(slot)]

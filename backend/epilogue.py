@@ -44,13 +44,13 @@ def fuse_epilogues(sched: Schedule) -> Schedule:
     for kind, ks in sched.stages:
         if kind != "native":
             continue
-        where: dict = {}  # buffer slot -> the kernel (number) writing it, in this stage
+        where: dict = {}  # buffer slot -> the position in this stage of the kernel writing it
         for pos, i in enumerate(ks):
             k = kernels[i]
-            r = _reduction_read(k, i, where, kernels, readers)
-            if r is not None and _clear(ks, r, pos, k, kernels):
-                joins[r] = i
-            where[k.store.buf] = i
+            at = _reduction_read(k, i, where, ks, kernels, readers)
+            if at is not None and _clear(ks, at, pos, k, kernels):
+                joins[ks[at]] = i
+            where[k.store.buf] = pos
     if not joins:
         return sched
     joined = set(joins.values())
@@ -72,23 +72,22 @@ def fuse_epilogues(sched: Schedule) -> Schedule:
     return sched.relaid(stages, unwritten, sched.premise)
 
 
-def _reduction_read(k: Kernel, i: int, where: dict, kernels: list, readers: dict):
-    """The kernel number of the reduction that elementwise kernel ``k`` (number ``i``) can
-    follow as its epilogue (of those it reads, the latest: kernels are numbered in the
-    order they run), or None."""
+def _reduction_read(k: Kernel, i: int, where: dict, ks: list, kernels: list, readers: dict):
+    """The position in the stage ``ks`` of the reduction that elementwise kernel ``k``
+    (number ``i``) can follow as its epilogue (of those it reads, the latest), or None."""
     if (k.reduce is not None or k.outs or k.store.chain or k.n_out == 0
-            or k.body[k.value][0] != "op" or k.body[k.value][2] != k.out_dtype
+            or k.body[k.value][0] != "op" or k.value_dtype != k.out_dtype
             or any(a.dyn for a in k.loads)):
         return None
     found = None
     for a in k.loads:
-        r = where.get(a.buf)
-        if r is not None and (found is None or r > found) and \
-                readers.get(a.buf) == {i} and _follows(kernels[r], k, a.buf):
-            found = r
+        at = where.get(a.buf)
+        if at is not None and (found is None or at > found) and \
+                readers.get(a.buf) == {i} and _follows(kernels[ks[at]], k, a.buf):
+            found = at
     if found is None:
         return None
-    red = kernels[found]
+    red = kernels[ks[found]]
     body = len(red.body) + len(k.body) + 1
     loads = len(red.loads) + sum(1 for a in k.loads if a.buf != red.store.buf)
     return found if body <= MAX_BODY and loads <= MAX_LOADS else None
@@ -98,20 +97,18 @@ def _follows(red: Kernel, k: Kernel, buf: int) -> bool:
     """Whether ``k`` may be the epilogue of ``red`` (which writes ``buf``), as far as the
     two kernels tell: a reduction kind that takes one, over ``k``'s axes, each of ``k``'s
     reads of ``buf`` element for element."""
-    top = red.body[red.value]
-    return ((top[2] if top[0] == "op" else top[1]) == red.out_dtype
-            and red.reduce in _REDUCE and not (red.scan or red.matmul or red.post)
-            and red.n_out == k.n_out and not red.store.chain
+    return (red.value_dtype == red.out_dtype and red.reduce in _REDUCE
+            and not (red.scan or red.matmul or red.post) and red.n_out == k.n_out and not red.store.chain
             and all(not a.chain and a.imap == red.store.imap for a in k.loads if a.buf == buf))
 
 
-def _clear(ks: list, r: int, pos: int, k: Kernel, kernels: list) -> bool:
-    """Whether the kernels between reduction ``r`` and ``k`` (at ``pos`` in the stage
-    ``ks``) let ``k``'s work move to ``r``'s place: none writes what ``k`` loads, and none
-    loads or writes what ``k`` writes."""
+def _clear(ks: list, at: int, pos: int, k: Kernel, kernels: list) -> bool:
+    """Whether the kernels between the reduction at ``at`` and ``k`` at ``pos`` in the
+    stage ``ks`` let ``k``'s work move to the reduction's place: none writes what ``k``
+    loads, and none loads or writes what ``k`` writes."""
     loads = {a.buf for a in k.loads}
     out = k.store.buf
-    for i in ks[ks.index(r) + 1:pos]:
+    for i in ks[at + 1:pos]:
         m = kernels[i]
         if m.store.buf in loads or m.store.buf == out or any(a.buf == out for a in m.loads):
             return False

@@ -103,8 +103,7 @@ def _space(k: Kernel, nodes: list):
     value stored in another dtype)."""
     if k.reduce is not None or k.store.chain:  # (scans and contractions are reductions)
         return None
-    ins = k.body[k.value]
-    if (ins[2] if ins[0] == "op" else ins[1]) != k.out_dtype:
+    if k.value_dtype != k.out_dtype:
         return None
     return _sizes(k.iter_axes, nodes)
 

@@ -198,13 +198,9 @@ class Columns:
             for p in (self.top, self.blocks, self.filled):
                 b.store(ir.Constant(I64, 0), p)
 
-    def add_row(self, b: ir.IRBuilder, w: ir.Value, value_at) -> None:
-        """Add one row: ``value_at(b, i)`` is column ``i``'s element."""
-        self.add_to_run(b, w, value_at)
-        self.end_row(b, w)
-
     def add_to_run(self, b: ir.IRBuilder, w: ir.Value, value_at) -> None:
-        """A row's elements added to the run (``add_row`` without ``end_row``)."""
+        """Add one row to the run (``end_row`` follows): ``value_at(b, i)`` is column
+        ``i``'s element."""
         def add(bb, i):
             p = self._at(bb, self.run, i)
             bb.store(self.combine(bb, bb.load(p, typ=self.ty), value_at(bb, i)), p)

@@ -123,6 +123,12 @@ class Kernel:
                 f"store={self.store}, out_dtype={self.out_dtype}, post={self.post})")
 
     @property
+    def value_dtype(self) -> ScalarType:
+        """The dtype of the body's value (an op's result, a load's or a scalar's element)."""
+        ins = self.body[self.value]
+        return ins[2] if ins[0] == "op" else ins[1]
+
+    @property
     def red_dtype(self) -> ScalarType:
         """The dtype of the reduction's result: ``out_dtype`` unless an epilogue follows."""
         return self.post[0][1] if self.post else self.out_dtype
