@@ -29,12 +29,11 @@ PTR = ir.PointerType()
 # A reduced axis shorter than a vector (VECTOR_BYTES) reduces in column order when at least
 # WIDE_OUT results lie side by side (see KernelBuilder._column_order)
 VECTOR_BYTES, WIDE_OUT = 32, 16
-# Constant strides a column-order tile row's loop is also emitted for, where every load that
-# is not broadcast along the columns has that stride: the rows of points in 2 or 3 dimensions
-# (LLVM vectorises a constant stride with interleaved loads, a stride it must read from the
-# meta not at all: the sums of 100x30 distances between 3-d points, 9.5 -> 5.0 us).  Each is
-# a copy of the row's loop: 4 too cost a column sum's kernel 10-30% more compile time.
-STRIDED_COLUMNS = (2, 3)
+# Reduced lengths a row-order reduction's loop over its results is also emitted for, where
+# the reduced axis and the results' axis read rows of that length side by side (every load
+# strided by it, or broadcast): the reduction unrolled, LLVM vectorises across the results
+# with interleaved loads (see KernelBuilder._short_rows)
+SHORT_ROWS = (2, 3, 4)
 COLUMN_BYTES = 8192  # a tile's row in a column-order reduction (see KernelBuilder._columns)
 # A contiguous float row of at most this many bytes takes argmin/argmax in one masked
 # vector (KernelBuilder._arg_short_row): 8 float64, 16 float32
@@ -174,6 +173,7 @@ class KernelBuilder:
         k = self.k
         b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         r = k.n_out + k.n_red
+        self.short = 0  # the reduced length of the short-row loop being emitted, or 0
         self.sizes = [self._meta(b, i) for i in range(r)]
         self.acc_meta, self.dyn_meta = [], []
         pos = r
@@ -189,10 +189,12 @@ class KernelBuilder:
         self.by_columns = self._column_order(b)
         self.flat = self._flat_strides(b)
         self.constant = 0  # 1 while emitting the loop of ``flat`` (see ``_strides``)
+        self.short_rows = self._short_rows(b)
         # loads broadcast along a column-order tile's columns: the same, for its loop
-        self.flat_cols = (self._matches(b, k.n_out - 1, k.col_spread)
-                          if self.by_columns is not None and k.col_spread else None)
-        self.constant_cols = 0  # the constant stride of the tile's loop being emitted, or 0
+        self.flat_cols = None
+        if self.by_columns is not None and k.col_spread:
+            self.flat_cols = self._matches(b, k.n_out - 1, self._constant_strides(k.col_spread))
+        self.constant_cols = 0  # 1 while emitting the tile's loop of ``flat_cols``
         offs = [m[0] for m in self.acc_meta]
         self._outer(b, 0, offs, self.store_meta[0])
         b.ret_void()
@@ -213,18 +215,64 @@ class KernelBuilder:
             else:
                 self._reduce(b, offs, soff)
             return
-        if self.by_columns is not None and axis == k.n_out - 1:
-            with b.if_else(self.by_columns) as (columns, rows):
-                with columns:
-                    self._versions(b, [] if self.flat_cols is None else [(1, self.flat_cols)],
-                                   "constant_cols", lambda: self._columns(b, offs, soff))
-                with rows:
-                    self._outer_loop(b, axis, offs, soff)
+        if k.reduce is not None and axis == k.n_out - 1:
+            self._versions(b, self.short_rows, "short",
+                           lambda: self._results(b, axis, offs, soff))
             return
         if k.reduce is None and axis == k.n_out - 1:
             self._inner(b, lambda: self._outer_loop(b, axis, offs, soff))
             return
         self._outer_loop(b, axis, offs, soff)
+
+    def _results(self, b, axis, offs, soff):
+        """A reduction's innermost results: in column order where it is cheaper (checked
+        at run time), else a loop over the results, each reduced in row order (the only
+        order of a short-row loop, ``short_rows``)."""
+        if self.by_columns is None or self.short:
+            self._outer_loop(b, axis, offs, soff)
+            return
+        with b.if_else(self.by_columns) as (columns, rows):
+            with columns:
+                self._versions(b, [] if self.flat_cols is None else [(1, self.flat_cols)],
+                               "constant_cols", lambda: self._columns(b, offs, soff))
+            with rows:
+                self._outer_loop(b, axis, offs, soff)
+
+    def _short_rows(self, entry) -> list:
+        """(length, i1) per ``SHORT_ROWS`` length, computed once per call: whether the
+        kernel's one reduced axis has that length and every load reads rows of it side
+        by side along the innermost results (strides ``_short_strides``), stored
+        contiguously.  Unrolled, the reduction of such a row is a few operations per
+        result, and LLVM vectorises the loop over the results with interleaved loads
+        (k-means' squared distances of 250 points in 4 dimensions to 8 centroids:
+        each result's 4-element row took a scalar loop and its exit).  Empty for
+        kernels with other reductions (scans, arg-reductions, matrix products, several
+        reduced axes, gathers, complex values)."""
+        k = self.k
+        if (k.n_red != 1 or not k.n_out or k.scan or k.matmul or k.reduce in ARG_REDUCE
+                or any(ins[0] == "gather" for ins in k.body)
+                or self._value_dtype().kind not in "fiub"):
+            return []
+        j, r = k.n_out - 1, k.n_out
+        versions = []
+        for n in SHORT_ROWS:
+            ok = entry.and_(entry.icmp_signed("==", self.sizes[r], ir.Constant(I64, n)),
+                            entry.icmp_signed("==", self.store_meta[1 + j], ir.Constant(I64, 1)))
+            for axis in (j, r):
+                ok = entry.and_(ok, self._matches(entry, axis, self._short_strides(axis, n)))
+            versions.append((n, ok))
+        return versions
+
+    def _short_strides(self, axis: int, n: int) -> list:
+        """Each load's stride along the innermost results (``axis`` n_out - 1) or the
+        reduced axis in a short-row loop of length ``n``: 0 where the load broadcasts
+        (``col_spread``, ``spread``), else 1 along the row and ``n`` across rows (1 for a
+        load read once per result)."""
+        k = self.k
+        if axis == k.n_out:
+            return [ir.Constant(I64, 0 if i in k.spread else 1) for i in range(len(k.loads))]
+        return [ir.Constant(I64, 0 if i in k.col_spread else 1 if i in k.spread else n)
+                for i in range(len(k.loads))]
 
     def _outer_loop(self, b, axis, offs, soff):
         strides, sstride = self._strides(axis), self._store_stride(axis)
@@ -247,39 +295,29 @@ class KernelBuilder:
         if not k.spread:
             return None
         inner = k.n_out + k.n_red
-        ok = self._matches(entry, inner - 1, k.spread)
+        ok = self._matches(entry, inner - 1, self._constant_strides(k.spread))
         if k.reduce is None or k.scan:
             ok = entry.and_(ok, entry.icmp_signed("==", self.store_meta[inner],
                                                   ir.Constant(I64, 1)))
         return ok
 
-    def _matches(self, b, axis: int, spread: tuple, stride: int = 1):
-        """An i1: whether every load's stride along iteration ``axis`` is 0 (the loads in
-        ``spread``) or ``stride`` (the others).  The same for the columns of a column-order tile
-        (``flat_cols``, ``Kernel.col_spread``): a tile row mixing strides 0 and 1 ran
-        scalar too, sum(X.T * r, axis=1) at 200x2000 took 258 us where sum(X * 2,
-        axis=0) took 100."""
+    def _matches(self, b, axis: int, strides: list):
+        """An i1: whether every load's stride along iteration ``axis`` is the constant of
+        ``strides``; for ``flat``, 0 (the loads in ``spread``) or 1 (the others).  The same
+        for the columns of a column-order tile (``flat_cols``, ``Kernel.col_spread``): a
+        tile row mixing strides 0 and 1 ran scalar too, sum(X.T * r, axis=1) at 200x2000
+        took 258 us where sum(X * 2, axis=0) took 100."""
         ok = ir.Constant(I1, 1)
-        for i, m in enumerate(self.acc_meta):
-            want = ir.Constant(I64, 0 if i in spread else stride)
+        for m, want in zip(self.acc_meta, strides):
             ok = b.and_(ok, b.icmp_signed("==", m[1 + axis], want))
         return ok
 
-    def _by_column_stride(self, b, emit) -> None:
-        """``emit()`` a column-order tile row's loop once per ``STRIDED_COLUMNS`` stride it
-        may have (for a lone reduced axis, unless a constant stride is known already), and
-        once with the strides of the meta.  Only the row's loop is copied: copies of the
-        whole tile (its pairwise stack, its finish) doubled the kernel's compile time."""
-        k, j = self.k, self.k.n_out - 1
-        versions = []
-        if k.n_red == 1 and not self.constant_cols:
-            versions = [(c, self._matches(b, j, k.col_spread, c)) for c in STRIDED_COLUMNS]
-        self._versions(b, versions, "constant_cols", emit)
-
     def _inner(self, b, emit) -> None:
         """``emit()`` the innermost loop twice when ``flat`` is known: with the constant
-        strides ``flat`` checked, and with the strides of the meta."""
-        self._versions(b, [] if self.flat is None else [(1, self.flat)], "constant", emit)
+        strides ``flat`` checked, and with the strides of the meta (once in a short-row
+        loop: its strides are constants)."""
+        flat = [] if self.flat is None or self.short else [(1, self.flat)]
+        self._versions(b, flat, "constant", emit)
 
     def _versions(self, b, versions: list, flag: str, emit) -> None:
         """``emit()`` once per (value, i1) of ``versions`` with ``self.<flag>`` set to the
@@ -301,18 +339,21 @@ class KernelBuilder:
         """Each load's stride along iteration ``axis``: the constants ``flat`` checked
         while ``constant`` (``flat_cols`` while ``constant_cols``), else the meta's."""
         k = self.k
+        if self.short and axis in (k.n_out - 1, k.n_out):
+            return self._short_strides(axis, self.short)
         if self.constant and axis == k.n_out + k.n_red - 1:
             return self._constant_strides(k.spread)
         if self.constant_cols and axis == k.n_out - 1:
-            return self._constant_strides(k.col_spread, self.constant_cols)
+            return self._constant_strides(k.col_spread)
         return [m[1 + axis] for m in self.acc_meta]
 
-    def _constant_strides(self, spread: tuple, stride: int = 1) -> list:
-        return [ir.Constant(I64, 0 if i in spread else stride)
+    def _constant_strides(self, spread: tuple) -> list:
+        return [ir.Constant(I64, 0 if i in spread else 1)
                 for i in range(len(self.acc_meta))]
 
     def _store_stride(self, axis: int):
-        if self.constant and axis == self.k.n_out + self.k.n_red - 1:
+        if self.constant and axis == self.k.n_out + self.k.n_red - 1 \
+                or self.short and axis == self.k.n_out - 1:
             return ir.Constant(I64, 1)
         return self.store_meta[1 + axis]
 
@@ -392,7 +433,7 @@ class KernelBuilder:
         if axis == k.n_out + k.n_red:
             def value_at(bb, i):
                 return self._body(bb, _advance(bb, offs, i, self._strides(j)))
-            self._by_column_stride(b, lambda: self.columns.add_to_run(b, w, value_at))
+            self.columns.add_to_run(b, w, value_at)
             self.columns.end_row(b, w)
             return
 
@@ -402,6 +443,8 @@ class KernelBuilder:
         _for(b, self.sizes[axis], [], step)
 
     def _reduced_count(self, b):
+        if self.short:
+            return ir.Constant(I64, self.short)
         n = ir.Constant(I64, 1)
         for s in self.sizes[self.k.n_out:]:
             n = b.mul(n, s)
@@ -465,6 +508,11 @@ class KernelBuilder:
             self._store(b, soff, self._red_loops(b, k.n_out, offs, init, soff)[1])
             return
         init = _reduce_init(k.reduce, vdt, reg_type(vdt))
+        if self.short:  # a plain loop of constant length: unrolled
+            acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
+            self._store(b, soff, self._post(b, self._mean(b, acc, self._reduced_count(b), vdt),
+                                            offs))
+            return
         if k.reduce in (Op.MIN, Op.MAX) and k.n_red == 1 and vdt.kind == "f" \
                 and len(k.body) == 1 and not k.scan:  # a float buffer's extreme
             n, strides = self.sizes[k.n_out], self._strides(k.n_out)
@@ -598,7 +646,8 @@ class KernelBuilder:
             nsoff = bb.add(soff, bb.mul(i, sstride)) if k.scan else soff
             return self._red_loops(bb, axis + 1, noffs, carried, nsoff, i)
 
-        return _for(b, self.sizes[axis], list(acc), step)
+        n = ir.Constant(I64, self.short) if self.short else self.sizes[axis]
+        return _for(b, n, list(acc), step)
 
     def _pairwise_block(self, entry):
         """(block length, whether every sum fits in one block), computed once per call:

@@ -138,7 +138,7 @@ def test_kernels_that_have_a_column_order():
 @pytest.mark.parametrize("fname", ["sum", "prod", "max", "min", "mean"])
 def test_a_reduced_axis_shorter_than_a_vector(fname, dtype, shape):
     """A short last axis beside many results takes the column order too (the row order
-    would reduce a partial vector per result): the same values."""
+    would reduce a partial vector per result), or the short-row loop: the same values."""
     if np.dtype(dtype).kind == "c" and fname in ("max", "min"):
         pytest.skip("max/min are not defined for complex dtypes")
     if np.dtype(dtype).kind not in "fc" and fname == "mean":
@@ -183,8 +183,9 @@ def test_a_load_broadcast_along_the_columns(dtype, rows, cols):
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
 def test_rows_of_points_in_a_few_dimensions(k, dtype):
-    # The tile's loop with a constant stride of 2-4 (codegen.STRIDED_COLUMNS): the second
-    # point set read at stride k, the first broadcast; at other strides the meta's loop.
+    # The second point set read at stride k, the first broadcast: rows of 2-4 take the
+    # short-row loop (codegen.SHORT_ROWS, tests/test_short_rows.py), the others the column
+    # order; mixed strides the meta's loop.
     rng = np.random.default_rng(k)
     av, bv = values((37, k), dtype, rng), values((2 * F64_TILE + 5, k), dtype, rng)
     a, b = xp.asarray(av), xp.asarray(bv)
