@@ -42,7 +42,7 @@ MIN_REG_BYTES = 512
  K_VALUE, K_SSLOT, K_SSIZE, K_SMETA, K_PUT, K_INIT, K_ACC, K_HRED, K_MEAN, K_ARGX, K_ARGS,
  K_SCANX, K_SCANS, K_GEMM, K_GEMM_X, K_GEMM_Y, K_VSIZE, K_NSLOTS, K_SLOTS, K_NSCAL, K_SCALS,
  K_COPYS, K_RUNS, K_CRUNS, K_FOLD, K_BLOCK, K_RBYTES, K_NXS, K_XS, K_NPOST, K_PACC, K_PVALUE,
- HEADER) = range(44)
+ K_PSTORE, HEADER) = range(45)
 # modes
 ELEMENTWISE, REDUCE, ARG, SCAN = range(4)
 # a load: buffer slot, element size, meta position of its offset (strides follow, then
@@ -191,6 +191,10 @@ def _kernel(words: list, later: list, k: Kernel, vm_meta: int, resolve) -> None:
     if k.post:  # after the body's: see backend/sequencer.py (post_block)
         words[base + K_NPOST], words[base + K_PACC] = len(k.post) - 1, post[0]
         words[base + K_PVALUE] = post[-1]
+        # a matrix product's epilogue reads the product from the output (backend/
+        # epilogue.py): where the generic loops run it (no GEMM routine loaded yet), each
+        # result is stored before its epilogue
+        words[base + K_PSTORE] = int(k.matmul)
         _instructions(emit, resolve, k.post[1:], post[1:], [], post)
     for e, entries in gathers:
         words[base + ins_at + INS_WORDS * e + I_C] = len(words) - base

@@ -9,8 +9,9 @@ A group is consecutive kernels of a program: the product ``X @ W`` (over the row
 ``X``; ``W`` a vector or a matrix of a few columns), up to ``MAX_BETWEEN`` kernels that
 work row by row (elementwise, or reducing within each row: a softmax's max and sum), full
 reductions over the rows (a loss), and the product ``X.T @ R`` (the same matrix,
-transposed, contracting its rows with ``R``).  Every kernel's outermost axis longer than
-1 walks the rows (``c`` elements per row: 1, or the row's length where its axes were
+transposed, contracting its rows with ``R``); some work lies between the two products
+(those kernels, or the first product's epilogue: backend/epilogue.py).  Every kernel's
+outermost axis longer than 1 walks the rows (``c`` elements per row: 1, or the row's length where its axes were
 coalesced); every read of what the group wrote stays within the rows that were written,
 and every buffer it writes is written whole rows at a time.  Each tile runs the group's
 kernels on its rows: the binding's meta array copied with the rows' sizes and offsets
@@ -104,7 +105,8 @@ class _State:
 def _group_at(sched, bound, kernels: list, p: int, combinable) -> Optional[Group]:
     first = kernels[p]
     k, kb = sched.kernels[first], bound.kernels[first]
-    if not _product(k, kb) or sched.buffer_dtypes[k.store.buf].name not in _FLOATS:
+    if not _product(k, kb, epilogue=True) \
+            or sched.buffer_dtypes[k.store.buf].name not in _FLOATS:
         return None
     rows, cols = kb.sizes[0], kb.sizes[2]
     x = _matrix_load(kb, 0, 2)
@@ -124,6 +126,8 @@ def _group_at(sched, bound, kernels: list, p: int, combinable) -> Optional[Group
             return None
         kq, kbq = sched.kernels[i], bound.kernels[i]
         if kq.matmul:
+            if q == p + 1 and not k.post:  # no work between the products (measured:
+                return None  # X @ (X.T @ w) at 2000^2 ran slower tiled, 3.6 against 2.6 ms)
             return _closing(sched, bound, kernels, p, q, cols, (xslot, meta[xpos], xst),
                             state, length)
         role = _row_axis(kq, kbq, rows, combinable)
@@ -223,10 +227,14 @@ def _size(shape) -> int:
     return n
 
 
-def _product(k, kb) -> bool:
-    """``k`` is a plain matrix product over (m, n, k), n at most ``MAX_COLUMNS``."""
+def _product(k, kb, epilogue: bool = False) -> bool:
+    """``k`` is a plain matrix product over (m, n, k), n at most ``MAX_COLUMNS``; with
+    ``epilogue``, it may have one (backend/epilogue.py): a pass over the rows it wrote,
+    reading other arrays at the same rows (the group's first product: not the last,
+    whose result is the sum of every tile's partial)."""
     return (k.matmul and k.n_out == 2 and k.n_red == 1 and len(kb.sizes) == 3
-            and kb.sizes[1] <= MAX_COLUMNS and not k.outs and len(k.loads) == 2
+            and kb.sizes[1] <= MAX_COLUMNS and not k.outs
+            and (len(k.loads) == 2 and not k.post or epilogue and bool(k.post))
             and not any(a.dyn for a in k.loads) and not k.store.into_part())
 
 

@@ -448,7 +448,7 @@ def _steps(program, sched: Schedule, bound: Bound, n_threads: int) -> list:
         # a split takes a program of several kernels off its one native call (its front
         # door): only kernels that gain more than the Python steps cost split then
         scale = threads.OFF_DOOR if len(sched.stages) == 1 and len(x) > 1 else 1
-        groups = rowtiles.find(sched, bound, x, _PARTIALS) if len(x) > 2 else {}
+        groups = rowtiles.find(sched, bound, x, _PARTIALS) if len(x) > 1 else {}
         p = 0
         for at, group in sorted(groups.items()):
             _native_steps(steps, program, sched, bound, x[p:at], n_threads, scale)

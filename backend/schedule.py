@@ -88,14 +88,16 @@ class Kernel:
     along the innermost iteration axis (stride 0 there, by the structure of their
     views), for which the code generator emits a loop with constant strides;
     ``col_spread``: those that broadcast along the innermost output axis of a
-    reduction, for its column order (the same, for the loop over a tile's columns);
+    reduction, for its column order (the same, for the loop over a tile's columns) and a
+    matrix product's pass of its epilogue;
     ``outs``: further outputs of an elementwise kernel (backend/merge.py), a (body
     index, load number) each: the value is stored where that load's access points, a
     load no instruction reads (its offset and strides move as every load's do);
     ``post``: a reduction's epilogue (backend/epilogue.py), instructions evaluated at each
     output point on its result, the first ``("acc", dtype)`` (the result, mean divided),
     the last the value stored in ``out_dtype``: its loads read at the output point (their
-    strides along the reduced axes are 0)."""
+    strides along the reduced axes are 0; a matrix product's epilogue reads the product
+    back through a load of the output)."""
 
     __slots__ = ("n_out", "n_red", "reduce", "body", "loads", "value", "store", "out_dtype",
                  "iter_axes", "meta_base", "scan", "matmul", "spread", "col_spread", "outs",

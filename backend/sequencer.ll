@@ -1,4 +1,4 @@
-; lazyarray sequencer, sources 981fc338f109966205b82d71e93be57c19b4ecb7de352728d952cc57d87da50a
+; lazyarray sequencer, sources 2dc77c5788370799ab4d0ced7023a4d48a4863a2c639d9e4363dd8c78eabdaf1
 ; ModuleID = "lazyarray_sequencer"
 target triple = "unknown-unknown-unknown"
 target datalayout = ""
@@ -789,7 +789,9 @@ entry:
   %".14" = alloca i64
   %".16" = alloca i64
   %".223" = alloca i64
-  %".312" = alloca i64
+  %".276" = alloca i64
+  %".324" = alloca i64
+  %".445" = alloca i64
   br label %"body"
 body:
   %".4" = getelementptr i64, ptr %".1", i64 0
@@ -840,353 +842,501 @@ for.done:
   %".48" = load i64, ptr %".47"
   %".49" = getelementptr i64, ptr %".6", i64 19
   %".50" = load i64, ptr %".49"
-  %".51" = call i1 @"empty"(ptr %".1", i64 0, i64 %".11")
-  %".52" = xor i1 %".51", -1
-  br i1 %".52", label %"for.done.if", label %"for.done.endif"
+  %".51" = getelementptr i64, ptr %".6", i64 43
+  %".52" = load i64, ptr %".51"
+  %".53" = icmp ne i64 %".52", 0
+  %".54" = call i1 @"empty"(ptr %".1", i64 0, i64 %".11")
+  %".55" = xor i1 %".54", -1
+  br i1 %".55", label %"for.done.if", label %"for.done.endif"
 for.done.if:
-  %".54" = getelementptr i64, ptr %".6", i64 24
-  %".55" = load i64, ptr %".54"
-  %".56" = icmp ne i64 %".55", 0
-  br i1 %".56", label %"for.done.if.if", label %"for.done.if.else"
+  %".57" = getelementptr i64, ptr %".6", i64 24
+  %".58" = load i64, ptr %".57"
+  %".59" = icmp ne i64 %".58", 0
+  br i1 %".59", label %"for.done.if.if", label %"for.done.if.else"
 for.done.endif:
   ret void
 for.done.if.if:
-  %".58" = getelementptr i64, ptr %".1", i64 2
-  %".59" = load i64, ptr %".58"
-  %".60" = inttoptr i64 %".59" to ptr
-  %".61" = getelementptr i64, ptr %".1", i64 15
+  %".61" = getelementptr i64, ptr %".1", i64 2
   %".62" = load i64, ptr %".61"
   %".63" = inttoptr i64 %".62" to ptr
-  %".64" = getelementptr i64, ptr %".1", i64 8
+  %".64" = getelementptr i64, ptr %".1", i64 15
   %".65" = load i64, ptr %".64"
   %".66" = inttoptr i64 %".65" to ptr
-  %".67" = getelementptr i64, ptr %".1", i64 4
+  %".67" = getelementptr i64, ptr %".1", i64 8
   %".68" = load i64, ptr %".67"
   %".69" = inttoptr i64 %".68" to ptr
-  %".70" = sub i64 %".11", 2
-  %".71" = sub i64 %".11", 1
-  %".72" = getelementptr i64, ptr %".6", i64 25
-  %".73" = load i64, ptr %".72"
-  %".74" = getelementptr i64, ptr %".1", i64 14
-  %".75" = load i64, ptr %".74"
-  %".76" = inttoptr i64 %".75" to ptr
-  %".77" = mul i64 %".73", 5
-  %".78" = getelementptr i64, ptr %".76", i64 %".77"
-  %".79" = getelementptr i64, ptr %".78", i64 2
-  %".80" = load i64, ptr %".79"
-  %".81" = add i64 %".70", 1
-  %".82" = add i64 %".80", %".81"
-  %".83" = getelementptr i64, ptr %".60", i64 %".82"
-  %".84" = load i64, ptr %".83"
-  %".85" = add i64 %".71", 1
-  %".86" = add i64 %".80", %".85"
-  %".87" = getelementptr i64, ptr %".60", i64 %".86"
-  %".88" = load i64, ptr %".87"
-  %".89" = add i64 %".11", 1
-  %".90" = add i64 %".80", %".89"
-  %".91" = getelementptr i64, ptr %".60", i64 %".90"
-  %".92" = load i64, ptr %".91"
-  %".93" = getelementptr i64, ptr %".6", i64 26
-  %".94" = load i64, ptr %".93"
-  %".95" = getelementptr i64, ptr %".1", i64 14
-  %".96" = load i64, ptr %".95"
-  %".97" = inttoptr i64 %".96" to ptr
-  %".98" = mul i64 %".94", 5
-  %".99" = getelementptr i64, ptr %".97", i64 %".98"
-  %".100" = getelementptr i64, ptr %".99", i64 2
-  %".101" = load i64, ptr %".100"
-  %".102" = add i64 %".70", 1
-  %".103" = add i64 %".101", %".102"
-  %".104" = getelementptr i64, ptr %".60", i64 %".103"
-  %".105" = load i64, ptr %".104"
-  %".106" = add i64 %".71", 1
-  %".107" = add i64 %".101", %".106"
-  %".108" = getelementptr i64, ptr %".60", i64 %".107"
-  %".109" = load i64, ptr %".108"
-  %".110" = add i64 %".11", 1
-  %".111" = add i64 %".101", %".110"
-  %".112" = getelementptr i64, ptr %".60", i64 %".111"
-  %".113" = load i64, ptr %".112"
-  %".114" = icmp eq i64 %".88", 0
-  %".115" = icmp eq i64 %".105", 0
-  %".116" = and i1 %".114", %".115"
-  %".117" = icmp eq i64 %".109", 0
-  %".118" = icmp eq i64 %".84", 0
+  %".70" = getelementptr i64, ptr %".1", i64 4
+  %".71" = load i64, ptr %".70"
+  %".72" = inttoptr i64 %".71" to ptr
+  %".73" = sub i64 %".11", 2
+  %".74" = sub i64 %".11", 1
+  %".75" = getelementptr i64, ptr %".6", i64 25
+  %".76" = load i64, ptr %".75"
+  %".77" = getelementptr i64, ptr %".1", i64 14
+  %".78" = load i64, ptr %".77"
+  %".79" = inttoptr i64 %".78" to ptr
+  %".80" = mul i64 %".76", 5
+  %".81" = getelementptr i64, ptr %".79", i64 %".80"
+  %".82" = getelementptr i64, ptr %".81", i64 2
+  %".83" = load i64, ptr %".82"
+  %".84" = add i64 %".73", 1
+  %".85" = add i64 %".83", %".84"
+  %".86" = getelementptr i64, ptr %".63", i64 %".85"
+  %".87" = load i64, ptr %".86"
+  %".88" = add i64 %".74", 1
+  %".89" = add i64 %".83", %".88"
+  %".90" = getelementptr i64, ptr %".63", i64 %".89"
+  %".91" = load i64, ptr %".90"
+  %".92" = add i64 %".11", 1
+  %".93" = add i64 %".83", %".92"
+  %".94" = getelementptr i64, ptr %".63", i64 %".93"
+  %".95" = load i64, ptr %".94"
+  %".96" = getelementptr i64, ptr %".6", i64 26
+  %".97" = load i64, ptr %".96"
+  %".98" = getelementptr i64, ptr %".1", i64 14
+  %".99" = load i64, ptr %".98"
+  %".100" = inttoptr i64 %".99" to ptr
+  %".101" = mul i64 %".97", 5
+  %".102" = getelementptr i64, ptr %".100", i64 %".101"
+  %".103" = getelementptr i64, ptr %".102", i64 2
+  %".104" = load i64, ptr %".103"
+  %".105" = add i64 %".73", 1
+  %".106" = add i64 %".104", %".105"
+  %".107" = getelementptr i64, ptr %".63", i64 %".106"
+  %".108" = load i64, ptr %".107"
+  %".109" = add i64 %".74", 1
+  %".110" = add i64 %".104", %".109"
+  %".111" = getelementptr i64, ptr %".63", i64 %".110"
+  %".112" = load i64, ptr %".111"
+  %".113" = add i64 %".11", 1
+  %".114" = add i64 %".104", %".113"
+  %".115" = getelementptr i64, ptr %".63", i64 %".114"
+  %".116" = load i64, ptr %".115"
+  %".117" = icmp eq i64 %".91", 0
+  %".118" = icmp eq i64 %".108", 0
   %".119" = and i1 %".117", %".118"
-  %".120" = or i1 %".116", %".119"
-  br i1 %".120", label %"for.done.if.if.if", label %"for.done.if.if.else"
+  %".120" = icmp eq i64 %".112", 0
+  %".121" = icmp eq i64 %".87", 0
+  %".122" = and i1 %".120", %".121"
+  %".123" = or i1 %".119", %".122"
+  br i1 %".123", label %"for.done.if.if.if", label %"for.done.if.if.else"
 for.done.if.else:
   call void @"reset"(ptr %".1")
-  %".199" = icmp ne i64 %".48", 0
-  br i1 %".199", label %"for.done.if.else.if", label %"for.done.if.else.else"
+  %".300" = icmp ne i64 %".48", 0
+  br i1 %".300", label %"for.done.if.else.if", label %"for.done.if.else.else"
 for.done.if.endif:
   br label %"for.done.endif"
 for.done.if.if.if:
-  %".122" = getelementptr i64, ptr %".1", i64 10
-  store i64 -1, ptr %".122"
+  %".125" = getelementptr i64, ptr %".1", i64 10
+  store i64 -1, ptr %".125"
   call void @"reset"(ptr %".1")
-  %".125" = getelementptr i64, ptr %".6", i64 14
-  %".126" = load i64, ptr %".125"
-  %".127" = add i64 %".70", 1
-  %".128" = add i64 %".126", %".127"
-  %".129" = getelementptr i64, ptr %".60", i64 %".128"
-  %".130" = load i64, ptr %".129"
-  %".131" = add i64 %".71", 1
-  %".132" = add i64 %".126", %".131"
-  %".133" = getelementptr i64, ptr %".60", i64 %".132"
-  %".134" = load i64, ptr %".133"
-  %".135" = getelementptr i64, ptr %".63", i64 %".70"
-  %".136" = load i64, ptr %".135"
-  %".137" = getelementptr i64, ptr %".63", i64 %".71"
-  %".138" = load i64, ptr %".137"
-  %".139" = getelementptr i64, ptr %".63", i64 %".11"
-  %".140" = load i64, ptr %".139"
+  %".128" = getelementptr i64, ptr %".6", i64 14
+  %".129" = load i64, ptr %".128"
+  %".130" = add i64 %".73", 1
+  %".131" = add i64 %".129", %".130"
+  %".132" = getelementptr i64, ptr %".63", i64 %".131"
+  %".133" = load i64, ptr %".132"
+  %".134" = add i64 %".74", 1
+  %".135" = add i64 %".129", %".134"
+  %".136" = getelementptr i64, ptr %".63", i64 %".135"
+  %".137" = load i64, ptr %".136"
+  %".138" = getelementptr i64, ptr %".66", i64 %".73"
+  %".139" = load i64, ptr %".138"
+  %".140" = getelementptr i64, ptr %".66", i64 %".74"
+  %".141" = load i64, ptr %".140"
+  %".142" = getelementptr i64, ptr %".66", i64 %".11"
+  %".143" = load i64, ptr %".142"
   br label %"do"
 for.done.if.if.else:
-  %".194" = getelementptr i64, ptr %".69", i64 0
-  store i64 3, ptr %".194"
+  %".295" = getelementptr i64, ptr %".72", i64 0
+  store i64 3, ptr %".295"
   br label %"for.done.if.if.endif"
 for.done.if.if.endif:
   br label %"for.done.if.endif"
 do:
-  %".142" = getelementptr i64, ptr %".78", i64 0
-  %".143" = load i64, ptr %".142"
-  %".144" = call ptr @"data"(ptr %".1", i64 %".143")
-  %".145" = getelementptr i64, ptr %".66", i64 %".73"
+  %".145" = getelementptr i64, ptr %".81", i64 0
   %".146" = load i64, ptr %".145"
-  %".147" = getelementptr i64, ptr %".78", i64 1
-  %".148" = load i64, ptr %".147"
-  %".149" = mul i64 %".146", %".148"
-  %".150" = getelementptr i8, ptr %".144", i64 %".149"
-  %".151" = getelementptr i64, ptr %".99", i64 0
-  %".152" = load i64, ptr %".151"
-  %".153" = call ptr @"data"(ptr %".1", i64 %".152")
-  %".154" = getelementptr i64, ptr %".66", i64 %".94"
+  %".147" = call ptr @"data"(ptr %".1", i64 %".146")
+  %".148" = getelementptr i64, ptr %".69", i64 %".76"
+  %".149" = load i64, ptr %".148"
+  %".150" = getelementptr i64, ptr %".81", i64 1
+  %".151" = load i64, ptr %".150"
+  %".152" = mul i64 %".149", %".151"
+  %".153" = getelementptr i8, ptr %".147", i64 %".152"
+  %".154" = getelementptr i64, ptr %".102", i64 0
   %".155" = load i64, ptr %".154"
-  %".156" = getelementptr i64, ptr %".99", i64 1
-  %".157" = load i64, ptr %".156"
-  %".158" = mul i64 %".155", %".157"
-  %".159" = getelementptr i8, ptr %".153", i64 %".158"
-  %".160" = getelementptr i64, ptr %".1", i64 0
-  %".161" = load i64, ptr %".160"
-  %".162" = inttoptr i64 %".161" to ptr
-  %".163" = getelementptr i64, ptr %".1", i64 8
+  %".156" = call ptr @"data"(ptr %".1", i64 %".155")
+  %".157" = getelementptr i64, ptr %".69", i64 %".97"
+  %".158" = load i64, ptr %".157"
+  %".159" = getelementptr i64, ptr %".102", i64 1
+  %".160" = load i64, ptr %".159"
+  %".161" = mul i64 %".158", %".160"
+  %".162" = getelementptr i8, ptr %".156", i64 %".161"
+  %".163" = getelementptr i64, ptr %".1", i64 0
   %".164" = load i64, ptr %".163"
   %".165" = inttoptr i64 %".164" to ptr
-  %".166" = getelementptr i64, ptr %".1", i64 19
+  %".166" = getelementptr i64, ptr %".1", i64 8
   %".167" = load i64, ptr %".166"
-  %".168" = getelementptr i64, ptr %".1", i64 18
-  %".169" = load i64, ptr %".168"
-  %".170" = inttoptr i64 %".169" to ptr
-  %".171" = getelementptr i64, ptr %".1", i64 13
+  %".168" = inttoptr i64 %".167" to ptr
+  %".169" = getelementptr i64, ptr %".1", i64 19
+  %".170" = load i64, ptr %".169"
+  %".171" = getelementptr i64, ptr %".1", i64 18
   %".172" = load i64, ptr %".171"
-  %".173" = getelementptr i64, ptr %".165", i64 %".172"
-  %".174" = load i64, ptr %".173"
-  %".175" = mul i64 0, %".167"
-  %".176" = add i64 %".174", %".175"
-  %".177" = getelementptr i64, ptr %".162", i64 13
-  %".178" = load i64, ptr %".177"
-  %".179" = mul i64 %".176", %".178"
-  %".180" = getelementptr i8, ptr %".170", i64 %".179"
-  %".181" = select  i1 %".116", ptr %".150", ptr %".159"
-  %".182" = select  i1 %".116", i64 %".84", i64 %".105"
-  %".183" = select  i1 %".116", i64 %".92", i64 %".113"
-  %".184" = select  i1 %".116", ptr %".159", ptr %".150"
-  %".185" = select  i1 %".116", i64 %".113", i64 %".92"
-  %".186" = select  i1 %".116", i64 %".109", i64 %".88"
-  %".187" = getelementptr i64, ptr %".6", i64 24
-  %".188" = load i64, ptr %".187"
-  %".189" = inttoptr i64 %".188" to void (ptr, i64, i64, ptr, i64, i64, ptr, i64, i64, i64, i64, i64, ptr)*
-  call void %".189"(ptr %".181", i64 %".182", i64 %".183", ptr %".184", i64 %".185", i64 %".186", ptr %".180", i64 %".130", i64 %".134", i64 %".136", i64 %".138", i64 %".140", ptr %".69")
-  %".191" = call i1 @"advance"(ptr %".1", i64 0, i64 %".70")
-  br i1 %".191", label %"do", label %"do.done"
+  %".173" = inttoptr i64 %".172" to ptr
+  %".174" = getelementptr i64, ptr %".1", i64 13
+  %".175" = load i64, ptr %".174"
+  %".176" = getelementptr i64, ptr %".168", i64 %".175"
+  %".177" = load i64, ptr %".176"
+  %".178" = mul i64 0, %".170"
+  %".179" = add i64 %".177", %".178"
+  %".180" = getelementptr i64, ptr %".165", i64 13
+  %".181" = load i64, ptr %".180"
+  %".182" = mul i64 %".179", %".181"
+  %".183" = getelementptr i8, ptr %".173", i64 %".182"
+  %".184" = select  i1 %".119", ptr %".153", ptr %".162"
+  %".185" = select  i1 %".119", i64 %".87", i64 %".108"
+  %".186" = select  i1 %".119", i64 %".95", i64 %".116"
+  %".187" = select  i1 %".119", ptr %".162", ptr %".153"
+  %".188" = select  i1 %".119", i64 %".116", i64 %".95"
+  %".189" = select  i1 %".119", i64 %".112", i64 %".91"
+  %".190" = getelementptr i64, ptr %".6", i64 24
+  %".191" = load i64, ptr %".190"
+  %".192" = inttoptr i64 %".191" to void (ptr, i64, i64, ptr, i64, i64, ptr, i64, i64, i64, i64, i64, ptr)*
+  call void %".192"(ptr %".184", i64 %".185", i64 %".186", ptr %".187", i64 %".188", i64 %".189", ptr %".183", i64 %".133", i64 %".137", i64 %".139", i64 %".141", i64 %".143", ptr %".72")
+  %".194" = call i1 @"advance"(ptr %".1", i64 0, i64 %".73")
+  br i1 %".194", label %"do", label %"do.done"
 do.done:
-  br label %"for.done.if.if.endif"
-for.done.if.else.if:
-  %".201" = getelementptr i64, ptr %".6", i64 35
-  %".202" = load i64, ptr %".201"
-  %".203" = icmp ne i64 %".202", 0
-  br label %"do.1"
-for.done.if.else.else:
-  br label %"do.3"
-for.done.if.else.endif:
-  br label %"for.done.if.endif"
-do.1:
-  %".205" = getelementptr i8, ptr %".41", i64 4096
-  %".206" = getelementptr i64, ptr %".1", i64 20
-  %".207" = load i64, ptr %".206"
-  %".208" = getelementptr i64, ptr %".6", i64 16
-  %".209" = load i64, ptr %".208"
-  %".210" = inttoptr i64 %".209" to void (ptr, i64)*
-  call void %".210"(ptr %".41", i64 %".207")
-  %".212" = getelementptr i64, ptr %".6", i64 16
-  %".213" = load i64, ptr %".212"
-  %".214" = inttoptr i64 %".213" to void (ptr, i64)*
-  call void %".214"(ptr %".205", i64 1)
-  %".216" = xor i1 %".31", -1
-  br i1 %".216", label %"do.1.if", label %"do.1.endif"
-do.done.1:
-  br label %"for.done.if.else.endif"
-do.1.if:
-  br label %"do.2"
-do.1.endif:
-  %".256" = getelementptr i64, ptr %".1", i64 11
-  %".257" = load i64, ptr %".256"
-  %".258" = icmp slt i64 %".257", %".207"
-  %".259" = select  i1 %".258", i64 %".257", i64 %".207"
-  %".260" = select  i1 %".31", i64 0, i64 %".259"
-  %".261" = xor i1 %".203", -1
-  br i1 %".261", label %"do.1.endif.if", label %"do.1.endif.endif"
-do.2:
-  %".219" = getelementptr i64, ptr %".1", i64 11
-  %".220" = load i64, ptr %".219"
-  %".221" = getelementptr i64, ptr %".1", i64 20
+  %".196" = getelementptr i64, ptr %".6", i64 40
+  %".197" = load i64, ptr %".196"
+  %".198" = icmp sgt i64 %".197", 0
+  br i1 %".198", label %"do.done.if", label %"do.done.endif"
+do.done.if:
+  %".200" = getelementptr i64, ptr %".1", i64 15
+  %".201" = load i64, ptr %".200"
+  %".202" = inttoptr i64 %".201" to ptr
+  %".203" = sub i64 %".11", 2
+  %".204" = sub i64 %".11", 1
+  %".205" = getelementptr i64, ptr %".202", i64 %".204"
+  %".206" = load i64, ptr %".205"
+  %".207" = icmp sgt i64 %".206", 1
+  %".208" = select  i1 %".207", i64 %".204", i64 %".203"
+  %".209" = getelementptr i64, ptr %".1", i64 10
+  store i64 %".208", ptr %".209"
+  %".211" = getelementptr i64, ptr %".202", i64 %".208"
+  %".212" = load i64, ptr %".211"
+  %".213" = getelementptr i64, ptr %".1", i64 11
+  store i64 %".212", ptr %".213"
+  %".215" = getelementptr i64, ptr %".1", i64 2
+  %".216" = load i64, ptr %".215"
+  %".217" = inttoptr i64 %".216" to ptr
+  %".218" = getelementptr i64, ptr %".1", i64 17
+  %".219" = load i64, ptr %".218"
+  %".220" = inttoptr i64 %".219" to ptr
+  %".221" = getelementptr i64, ptr %".1", i64 13
   %".222" = load i64, ptr %".221"
   store i64 0, i64* %".223"
   br label %"for.1"
-do.done.2:
-  br label %"do.1.endif"
+do.done.endif:
+  br label %"for.done.if.if.endif"
 for.1:
   %".226" = load i64, i64* %".223"
-  %".227" = icmp slt i64 %".226", %".220"
+  %".227" = icmp slt i64 %".226", %".222"
   br i1 %".227", label %"for.body.1", label %"for.done.1"
 for.body.1:
-  %".229" = sub i64 %".220", %".226"
-  %".230" = icmp slt i64 %".229", %".222"
-  %".231" = select  i1 %".230", i64 %".229", i64 %".222"
-  %".232" = getelementptr i64, ptr %".1", i64 0
-  %".233" = load i64, ptr %".232"
-  %".234" = inttoptr i64 %".233" to ptr
-  %".235" = getelementptr i64, ptr %".234", i64 8
-  %".236" = load i64, ptr %".235"
-  call void @"eval_block"(ptr %".1", i64 %".231", i64 %".226", ptr null, i64 0, i64 %".236")
-  %".238" = getelementptr ptr, ptr %".38", i64 %".43"
-  %".239" = load ptr, ptr %".238"
-  br i1 %".203", label %"for.body.1.if", label %"for.body.1.else"
-for.done.1:
-  %".253" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
-  br i1 %".253", label %"do.2", label %"do.done.2"
-for.body.1.if:
-  %".241" = inttoptr i64 %".202" to void (ptr, ptr, i64)*
-  call void %".241"(ptr %".205", ptr %".239", i64 %".231")
-  br label %"for.body.1.endif"
-for.body.1.else:
-  %".244" = getelementptr i64, ptr %".6", i64 17
-  %".245" = load i64, ptr %".244"
-  %".246" = inttoptr i64 %".245" to void (ptr, ptr, i64)*
-  call void %".246"(ptr %".41", ptr %".239", i64 %".231")
-  br label %"for.body.1.endif"
-for.body.1.endif:
-  %".249" = load i64, i64* %".223"
-  %".250" = add i64 %".249", %".222"
-  store i64 %".250", i64* %".223"
+  %".229" = getelementptr i64, ptr %".1", i64 14
+  %".230" = load i64, ptr %".229"
+  %".231" = inttoptr i64 %".230" to ptr
+  %".232" = mul i64 %".226", 5
+  %".233" = getelementptr i64, ptr %".231", i64 %".232"
+  %".234" = mul i64 %".226", 4
+  %".235" = getelementptr i64, ptr %".220", i64 %".234"
+  %".236" = getelementptr i64, ptr %".233", i64 0
+  %".237" = load i64, ptr %".236"
+  %".238" = call ptr @"data"(ptr %".1", i64 %".237")
+  %".239" = ptrtoint ptr %".238" to i64
+  %".240" = getelementptr i64, ptr %".235", i64 0
+  store i64 %".239", ptr %".240"
+  %".242" = getelementptr i64, ptr %".233", i64 1
+  %".243" = load i64, ptr %".242"
+  %".244" = getelementptr i64, ptr %".235", i64 1
+  store i64 %".243", ptr %".244"
+  %".246" = getelementptr i64, ptr %".233", i64 2
+  %".247" = load i64, ptr %".246"
+  %".248" = call i64 @"stride_along"(ptr %".1", i64 %".247")
+  %".249" = getelementptr i64, ptr %".235", i64 2
+  store i64 %".248", ptr %".249"
+  %".251" = getelementptr i64, ptr %".233", i64 4
+  %".252" = load i64, ptr %".251"
+  %".253" = getelementptr i64, ptr %".235", i64 3
+  store i64 %".252", ptr %".253"
+  %".255" = load i64, i64* %".223"
+  %".256" = add i64 %".255", 1
+  store i64 %".256", i64* %".223"
   br label %"for.1"
-do.1.endif.if:
-  %".263" = getelementptr i64, ptr %".6", i64 18
-  %".264" = load i64, ptr %".263"
-  %".265" = inttoptr i64 %".264" to void (ptr, ptr, i64)*
-  call void %".265"(ptr %".205", ptr %".41", i64 %".260")
-  br label %"do.1.endif.endif"
-do.1.endif.endif:
-  %".268" = icmp ne i64 %".50", 0
-  br i1 %".268", label %"do.1.endif.endif.if", label %"do.1.endif.endif.endif"
-do.1.endif.endif.if:
-  %".270" = inttoptr i64 %".50" to void (ptr, i64, i64)*
-  call void %".270"(ptr %".205", i64 %".32", i64 1)
-  br label %"do.1.endif.endif.endif"
-do.1.endif.endif.endif:
-  %".273" = call ptr @"post_block"(ptr %".1", ptr %".205", i64 1, i64 0)
-  %".274" = getelementptr i64, ptr %".1", i64 0
+for.done.1:
+  %".259" = getelementptr i64, ptr %".6", i64 12
+  %".260" = load i64, ptr %".259"
+  %".261" = call ptr @"data"(ptr %".1", i64 %".260")
+  %".262" = ptrtoint ptr %".261" to i64
+  %".263" = getelementptr i64, ptr %".1", i64 18
+  store i64 %".262", ptr %".263"
+  %".265" = getelementptr i64, ptr %".6", i64 14
+  %".266" = load i64, ptr %".265"
+  %".267" = call i64 @"stride_along"(ptr %".1", i64 %".266")
+  %".268" = getelementptr i64, ptr %".1", i64 19
+  store i64 %".267", ptr %".268"
+  call void @"reset"(ptr %".1")
+  br label %"do.1"
+do.1:
+  %".272" = getelementptr i64, ptr %".1", i64 11
+  %".273" = load i64, ptr %".272"
+  %".274" = getelementptr i64, ptr %".1", i64 20
   %".275" = load i64, ptr %".274"
-  %".276" = inttoptr i64 %".275" to ptr
-  %".277" = getelementptr i64, ptr %".1", i64 0
-  %".278" = load i64, ptr %".277"
-  %".279" = inttoptr i64 %".278" to ptr
-  %".280" = getelementptr i64, ptr %".1", i64 8
-  %".281" = load i64, ptr %".280"
-  %".282" = inttoptr i64 %".281" to ptr
-  %".283" = getelementptr i64, ptr %".1", i64 19
-  %".284" = load i64, ptr %".283"
-  %".285" = getelementptr i64, ptr %".1", i64 18
-  %".286" = load i64, ptr %".285"
-  %".287" = inttoptr i64 %".286" to ptr
-  %".288" = getelementptr i64, ptr %".1", i64 13
-  %".289" = load i64, ptr %".288"
-  %".290" = getelementptr i64, ptr %".282", i64 %".289"
-  %".291" = load i64, ptr %".290"
-  %".292" = mul i64 0, %".284"
-  %".293" = add i64 %".291", %".292"
-  %".294" = getelementptr i64, ptr %".279", i64 13
-  %".295" = load i64, ptr %".294"
-  %".296" = mul i64 %".293", %".295"
-  %".297" = getelementptr i8, ptr %".287", i64 %".296"
-  %".298" = getelementptr i64, ptr %".276", i64 15
-  %".299" = load i64, ptr %".298"
-  %".300" = getelementptr i64, ptr %".276", i64 13
-  %".301" = load i64, ptr %".300"
-  %".302" = inttoptr i64 %".299" to void (ptr, i64, ptr, i64)*
-  call void %".302"(ptr %".297", i64 %".301", ptr %".273", i64 1)
-  %".304" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
-  br i1 %".304", label %"do.1", label %"do.done.1"
-do.3:
-  %".308" = getelementptr i64, ptr %".1", i64 11
-  %".309" = load i64, ptr %".308"
-  %".310" = getelementptr i64, ptr %".1", i64 20
-  %".311" = load i64, ptr %".310"
-  store i64 0, i64* %".312"
+  store i64 0, i64* %".276"
   br label %"for.2"
-do.done.3:
-  br label %"for.done.if.else.endif"
+do.done.1:
+  br label %"do.done.endif"
 for.2:
-  %".315" = load i64, i64* %".312"
-  %".316" = icmp slt i64 %".315", %".309"
-  br i1 %".316", label %"for.body.2", label %"for.done.2"
+  %".279" = load i64, i64* %".276"
+  %".280" = icmp slt i64 %".279", %".273"
+  br i1 %".280", label %"for.body.2", label %"for.done.2"
 for.body.2:
-  %".318" = sub i64 %".309", %".315"
-  %".319" = icmp slt i64 %".318", %".311"
-  %".320" = select  i1 %".319", i64 %".318", i64 %".311"
-  %".321" = getelementptr i64, ptr %".6", i64 16
-  %".322" = load i64, ptr %".321"
-  %".323" = inttoptr i64 %".322" to void (ptr, i64)*
-  call void %".323"(ptr %".41", i64 %".320")
-  %".325" = xor i1 %".31", -1
-  br i1 %".325", label %"for.body.2.if", label %"for.body.2.endif"
-for.done.2:
-  %".354" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
-  br i1 %".354", label %"do.3", label %"do.done.3"
-for.body.2.if:
-  br label %"do.4"
-for.body.2.endif:
-  %".343" = icmp ne i64 %".50", 0
-  br i1 %".343", label %"for.body.2.endif.if", label %"for.body.2.endif.endif"
-do.4:
-  %".328" = getelementptr i64, ptr %".1", i64 0
-  %".329" = load i64, ptr %".328"
-  %".330" = inttoptr i64 %".329" to ptr
-  %".331" = getelementptr i64, ptr %".330", i64 8
-  %".332" = load i64, ptr %".331"
-  call void @"eval_block"(ptr %".1", i64 %".320", i64 %".315", ptr null, i64 0, i64 %".332")
-  %".334" = getelementptr i64, ptr %".6", i64 17
-  %".335" = load i64, ptr %".334"
-  %".336" = getelementptr ptr, ptr %".38", i64 %".43"
-  %".337" = load ptr, ptr %".336"
-  %".338" = inttoptr i64 %".335" to void (ptr, ptr, i64)*
-  call void %".338"(ptr %".41", ptr %".337", i64 %".320")
-  %".340" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
-  br i1 %".340", label %"do.4", label %"do.done.4"
-do.done.4:
-  br label %"for.body.2.endif"
-for.body.2.endif.if:
-  %".345" = inttoptr i64 %".50" to void (ptr, i64, i64)*
-  call void %".345"(ptr %".41", i64 %".32", i64 %".320")
-  br label %"for.body.2.endif.endif"
-for.body.2.endif.endif:
-  %".348" = call ptr @"post_block"(ptr %".1", ptr %".41", i64 %".320", i64 %".315")
-  call void @"store_block"(ptr %".1", ptr %".348", i64 %".320", i64 %".315")
-  %".350" = load i64, i64* %".312"
-  %".351" = add i64 %".350", %".311"
-  store i64 %".351", i64* %".312"
+  %".282" = sub i64 %".273", %".279"
+  %".283" = icmp slt i64 %".282", %".275"
+  %".284" = select  i1 %".283", i64 %".282", i64 %".275"
+  %".285" = call ptr @"post_block"(ptr %".1", ptr null, i64 %".284", i64 %".279")
+  call void @"store_block"(ptr %".1", ptr %".285", i64 %".284", i64 %".279")
+  %".287" = load i64, i64* %".276"
+  %".288" = add i64 %".287", %".275"
+  store i64 %".288", i64* %".276"
   br label %"for.2"
+for.done.2:
+  %".291" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".291", label %"do.1", label %"do.done.1"
+for.done.if.else.if:
+  %".302" = getelementptr i64, ptr %".6", i64 35
+  %".303" = load i64, ptr %".302"
+  %".304" = icmp ne i64 %".303", 0
+  br label %"do.2"
+for.done.if.else.else:
+  br label %"do.4"
+for.done.if.else.endif:
+  br label %"for.done.if.endif"
+do.2:
+  %".306" = getelementptr i8, ptr %".41", i64 4096
+  %".307" = getelementptr i64, ptr %".1", i64 20
+  %".308" = load i64, ptr %".307"
+  %".309" = getelementptr i64, ptr %".6", i64 16
+  %".310" = load i64, ptr %".309"
+  %".311" = inttoptr i64 %".310" to void (ptr, i64)*
+  call void %".311"(ptr %".41", i64 %".308")
+  %".313" = getelementptr i64, ptr %".6", i64 16
+  %".314" = load i64, ptr %".313"
+  %".315" = inttoptr i64 %".314" to void (ptr, i64)*
+  call void %".315"(ptr %".306", i64 1)
+  %".317" = xor i1 %".31", -1
+  br i1 %".317", label %"do.2.if", label %"do.2.endif"
+do.done.2:
+  br label %"for.done.if.else.endif"
+do.2.if:
+  br label %"do.3"
+do.2.endif:
+  %".357" = getelementptr i64, ptr %".1", i64 11
+  %".358" = load i64, ptr %".357"
+  %".359" = icmp slt i64 %".358", %".308"
+  %".360" = select  i1 %".359", i64 %".358", i64 %".308"
+  %".361" = select  i1 %".31", i64 0, i64 %".360"
+  %".362" = xor i1 %".304", -1
+  br i1 %".362", label %"do.2.endif.if", label %"do.2.endif.endif"
+do.3:
+  %".320" = getelementptr i64, ptr %".1", i64 11
+  %".321" = load i64, ptr %".320"
+  %".322" = getelementptr i64, ptr %".1", i64 20
+  %".323" = load i64, ptr %".322"
+  store i64 0, i64* %".324"
+  br label %"for.3"
+do.done.3:
+  br label %"do.2.endif"
+for.3:
+  %".327" = load i64, i64* %".324"
+  %".328" = icmp slt i64 %".327", %".321"
+  br i1 %".328", label %"for.body.3", label %"for.done.3"
+for.body.3:
+  %".330" = sub i64 %".321", %".327"
+  %".331" = icmp slt i64 %".330", %".323"
+  %".332" = select  i1 %".331", i64 %".330", i64 %".323"
+  %".333" = getelementptr i64, ptr %".1", i64 0
+  %".334" = load i64, ptr %".333"
+  %".335" = inttoptr i64 %".334" to ptr
+  %".336" = getelementptr i64, ptr %".335", i64 8
+  %".337" = load i64, ptr %".336"
+  call void @"eval_block"(ptr %".1", i64 %".332", i64 %".327", ptr null, i64 0, i64 %".337")
+  %".339" = getelementptr ptr, ptr %".38", i64 %".43"
+  %".340" = load ptr, ptr %".339"
+  br i1 %".304", label %"for.body.3.if", label %"for.body.3.else"
+for.done.3:
+  %".354" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".354", label %"do.3", label %"do.done.3"
+for.body.3.if:
+  %".342" = inttoptr i64 %".303" to void (ptr, ptr, i64)*
+  call void %".342"(ptr %".306", ptr %".340", i64 %".332")
+  br label %"for.body.3.endif"
+for.body.3.else:
+  %".345" = getelementptr i64, ptr %".6", i64 17
+  %".346" = load i64, ptr %".345"
+  %".347" = inttoptr i64 %".346" to void (ptr, ptr, i64)*
+  call void %".347"(ptr %".41", ptr %".340", i64 %".332")
+  br label %"for.body.3.endif"
+for.body.3.endif:
+  %".350" = load i64, i64* %".324"
+  %".351" = add i64 %".350", %".323"
+  store i64 %".351", i64* %".324"
+  br label %"for.3"
+do.2.endif.if:
+  %".364" = getelementptr i64, ptr %".6", i64 18
+  %".365" = load i64, ptr %".364"
+  %".366" = inttoptr i64 %".365" to void (ptr, ptr, i64)*
+  call void %".366"(ptr %".306", ptr %".41", i64 %".361")
+  br label %"do.2.endif.endif"
+do.2.endif.endif:
+  %".369" = icmp ne i64 %".50", 0
+  br i1 %".369", label %"do.2.endif.endif.if", label %"do.2.endif.endif.endif"
+do.2.endif.endif.if:
+  %".371" = inttoptr i64 %".50" to void (ptr, i64, i64)*
+  call void %".371"(ptr %".306", i64 %".32", i64 1)
+  br label %"do.2.endif.endif.endif"
+do.2.endif.endif.endif:
+  br i1 %".53", label %"do.2.endif.endif.endif.if", label %"do.2.endif.endif.endif.endif"
+do.2.endif.endif.endif.if:
+  %".375" = getelementptr i64, ptr %".1", i64 0
+  %".376" = load i64, ptr %".375"
+  %".377" = inttoptr i64 %".376" to ptr
+  %".378" = getelementptr i64, ptr %".1", i64 0
+  %".379" = load i64, ptr %".378"
+  %".380" = inttoptr i64 %".379" to ptr
+  %".381" = getelementptr i64, ptr %".1", i64 8
+  %".382" = load i64, ptr %".381"
+  %".383" = inttoptr i64 %".382" to ptr
+  %".384" = getelementptr i64, ptr %".1", i64 19
+  %".385" = load i64, ptr %".384"
+  %".386" = getelementptr i64, ptr %".1", i64 18
+  %".387" = load i64, ptr %".386"
+  %".388" = inttoptr i64 %".387" to ptr
+  %".389" = getelementptr i64, ptr %".1", i64 13
+  %".390" = load i64, ptr %".389"
+  %".391" = getelementptr i64, ptr %".383", i64 %".390"
+  %".392" = load i64, ptr %".391"
+  %".393" = mul i64 0, %".385"
+  %".394" = add i64 %".392", %".393"
+  %".395" = getelementptr i64, ptr %".380", i64 13
+  %".396" = load i64, ptr %".395"
+  %".397" = mul i64 %".394", %".396"
+  %".398" = getelementptr i8, ptr %".388", i64 %".397"
+  %".399" = getelementptr i64, ptr %".377", i64 15
+  %".400" = load i64, ptr %".399"
+  %".401" = getelementptr i64, ptr %".377", i64 13
+  %".402" = load i64, ptr %".401"
+  %".403" = inttoptr i64 %".400" to void (ptr, i64, ptr, i64)*
+  call void %".403"(ptr %".398", i64 %".402", ptr %".306", i64 1)
+  br label %"do.2.endif.endif.endif.endif"
+do.2.endif.endif.endif.endif:
+  %".406" = call ptr @"post_block"(ptr %".1", ptr %".306", i64 1, i64 0)
+  %".407" = getelementptr i64, ptr %".1", i64 0
+  %".408" = load i64, ptr %".407"
+  %".409" = inttoptr i64 %".408" to ptr
+  %".410" = getelementptr i64, ptr %".1", i64 0
+  %".411" = load i64, ptr %".410"
+  %".412" = inttoptr i64 %".411" to ptr
+  %".413" = getelementptr i64, ptr %".1", i64 8
+  %".414" = load i64, ptr %".413"
+  %".415" = inttoptr i64 %".414" to ptr
+  %".416" = getelementptr i64, ptr %".1", i64 19
+  %".417" = load i64, ptr %".416"
+  %".418" = getelementptr i64, ptr %".1", i64 18
+  %".419" = load i64, ptr %".418"
+  %".420" = inttoptr i64 %".419" to ptr
+  %".421" = getelementptr i64, ptr %".1", i64 13
+  %".422" = load i64, ptr %".421"
+  %".423" = getelementptr i64, ptr %".415", i64 %".422"
+  %".424" = load i64, ptr %".423"
+  %".425" = mul i64 0, %".417"
+  %".426" = add i64 %".424", %".425"
+  %".427" = getelementptr i64, ptr %".412", i64 13
+  %".428" = load i64, ptr %".427"
+  %".429" = mul i64 %".426", %".428"
+  %".430" = getelementptr i8, ptr %".420", i64 %".429"
+  %".431" = getelementptr i64, ptr %".409", i64 15
+  %".432" = load i64, ptr %".431"
+  %".433" = getelementptr i64, ptr %".409", i64 13
+  %".434" = load i64, ptr %".433"
+  %".435" = inttoptr i64 %".432" to void (ptr, i64, ptr, i64)*
+  call void %".435"(ptr %".430", i64 %".434", ptr %".406", i64 1)
+  %".437" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".437", label %"do.2", label %"do.done.2"
+do.4:
+  %".441" = getelementptr i64, ptr %".1", i64 11
+  %".442" = load i64, ptr %".441"
+  %".443" = getelementptr i64, ptr %".1", i64 20
+  %".444" = load i64, ptr %".443"
+  store i64 0, i64* %".445"
+  br label %"for.4"
+do.done.4:
+  br label %"for.done.if.else.endif"
+for.4:
+  %".448" = load i64, i64* %".445"
+  %".449" = icmp slt i64 %".448", %".442"
+  br i1 %".449", label %"for.body.4", label %"for.done.4"
+for.body.4:
+  %".451" = sub i64 %".442", %".448"
+  %".452" = icmp slt i64 %".451", %".444"
+  %".453" = select  i1 %".452", i64 %".451", i64 %".444"
+  %".454" = getelementptr i64, ptr %".6", i64 16
+  %".455" = load i64, ptr %".454"
+  %".456" = inttoptr i64 %".455" to void (ptr, i64)*
+  call void %".456"(ptr %".41", i64 %".453")
+  %".458" = xor i1 %".31", -1
+  br i1 %".458", label %"for.body.4.if", label %"for.body.4.endif"
+for.done.4:
+  %".490" = call i1 @"advance"(ptr %".1", i64 0, i64 %".11")
+  br i1 %".490", label %"do.4", label %"do.done.4"
+for.body.4.if:
+  br label %"do.5"
+for.body.4.endif:
+  %".476" = icmp ne i64 %".50", 0
+  br i1 %".476", label %"for.body.4.endif.if", label %"for.body.4.endif.endif"
+do.5:
+  %".461" = getelementptr i64, ptr %".1", i64 0
+  %".462" = load i64, ptr %".461"
+  %".463" = inttoptr i64 %".462" to ptr
+  %".464" = getelementptr i64, ptr %".463", i64 8
+  %".465" = load i64, ptr %".464"
+  call void @"eval_block"(ptr %".1", i64 %".453", i64 %".448", ptr null, i64 0, i64 %".465")
+  %".467" = getelementptr i64, ptr %".6", i64 17
+  %".468" = load i64, ptr %".467"
+  %".469" = getelementptr ptr, ptr %".38", i64 %".43"
+  %".470" = load ptr, ptr %".469"
+  %".471" = inttoptr i64 %".468" to void (ptr, ptr, i64)*
+  call void %".471"(ptr %".41", ptr %".470", i64 %".453")
+  %".473" = call i1 @"advance"(ptr %".1", i64 %".11", i64 %".13")
+  br i1 %".473", label %"do.5", label %"do.done.5"
+do.done.5:
+  br label %"for.body.4.endif"
+for.body.4.endif.if:
+  %".478" = inttoptr i64 %".50" to void (ptr, i64, i64)*
+  call void %".478"(ptr %".41", i64 %".32", i64 %".453")
+  br label %"for.body.4.endif.endif"
+for.body.4.endif.endif:
+  br i1 %".53", label %"for.body.4.endif.endif.if", label %"for.body.4.endif.endif.endif"
+for.body.4.endif.endif.if:
+  call void @"store_block"(ptr %".1", ptr %".41", i64 %".453", i64 %".448")
+  br label %"for.body.4.endif.endif.endif"
+for.body.4.endif.endif.endif:
+  %".484" = call ptr @"post_block"(ptr %".1", ptr %".41", i64 %".453", i64 %".448")
+  call void @"store_block"(ptr %".1", ptr %".484", i64 %".453", i64 %".448")
+  %".486" = load i64, i64* %".445"
+  %".487" = add i64 %".486", %".444"
+  store i64 %".487", i64* %".445"
+  br label %"for.4"
 }
 
 define internal void @"run_arg"(ptr %".1") noinline nounwind

@@ -508,6 +508,7 @@ class _Sequencer:
         value = f.word(K, bc.K_VALUE)
         along = f.word(meta, b.add(f.word(K, bc.K_VMETA), _c(1)))
         mean = f.word(K, bc.K_MEAN)
+        stored = b.icmp_unsigned("!=", f.word(K, bc.K_PSTORE), _c(0))  # (see bytecode)
         with f.if_(b.not_(b.call(self.empty, [ctx, _c(0), nout]))):
             with b.if_else(b.icmp_unsigned("!=", f.word(K, bc.K_GEMM), _c(0))) as (gemm, other):
                 with gemm:
@@ -545,6 +546,8 @@ class _Sequencer:
                                                [PTR, PTR, I64])
                                 with f.if_(b.icmp_unsigned("!=", mean, _c(0))):
                                     self._call(f, mean, [res, count, _c(1)], [PTR, I64, I64])
+                                with f.if_(stored):
+                                    self._put_one(f, ctx, res)
                                 self._put_one(f, ctx, b.call(self.post, [ctx, res, _c(1), _c(0)]))
                                 outer.again(b.call(self.advance, [ctx, _c(0), nout]))
                         with across:
@@ -560,6 +563,8 @@ class _Sequencer:
                                             inner.again(b.call(self.advance, [ctx, nout, r]))
                                     with f.if_(b.icmp_unsigned("!=", mean, _c(0))):
                                         self._call(f, mean, [acc, count, n], [PTR, I64, I64])
+                                    with f.if_(stored):
+                                        b.call(self.store, [ctx, acc, n, b0])
                                     b.call(self.store, [ctx, b.call(self.post, [ctx, acc, n, b0]),
                                                         n, b0])
                                 outer.again(b.call(self.advance, [ctx, _c(0), nout]))
@@ -612,8 +617,30 @@ class _Sequencer:
                     self._call(f, f.word(K, bc.K_GEMM), args,
                                [PTR, I64, I64, PTR, I64, I64, PTR, I64, I64, I64, I64, I64, PTR])
                     loop.again(b.call(self.advance, [ctx, _c(0), am]))
+                with f.if_(b.icmp_signed(">", f.word(K, bc.K_NPOST), _c(0))):
+                    self._gemm_epilogue(f, ctx, K, nout)
             with bad:
                 f.set_word(err, 0, _c(abi.ERR_LAYOUT))
+
+    def _gemm_epilogue(self, f, ctx, K, nout):
+        """The epilogue of a contraction on the GEMM routine, after all of it: blocks along
+        the output's last axis (its rows' for a matrix-vector product), each read back
+        from the output (the epilogue loads it: backend/epilogue.py) and written over it."""
+        b = f.b
+        sizes = f.to_ptr(f.word(ctx, C_SIZES))
+        am, an = b.sub(nout, _c(2)), b.sub(nout, _c(1))
+        v = b.select(b.icmp_signed(">", f.word(sizes, an), _c(1)), an, am)
+        f.set_word(ctx, C_V, v)
+        f.set_word(ctx, C_NV, f.word(sizes, v))
+        # each access's stride along the new block axis
+        self._decode(f, ctx, K, f.to_ptr(f.word(ctx, C_META)), f.to_ptr(f.word(ctx, C_LT)),
+                     f.word(ctx, C_NLOADS))
+        b.call(self.reset, [ctx])
+        with f.do_while() as loop:
+            with self._blocks(f, ctx) as (b0, n):
+                b.call(self.store, [ctx, b.call(self.post, [ctx, ir.Constant(PTR, None), n, b0]),
+                                    n, b0])
+            loop.again(b.call(self.advance, [ctx, _c(0), nout]))
 
     def _arg(self):
         f, ctx = self._ctx_fn("run_arg", VOID)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray.backend import threads
+from lazyarray.backend import bytecode, threads
 from lazyarray.backend.cache import PROGRAMS, keyed_walk, snapshot_of
 
 TIERS = ["interpret", "compile"]
@@ -168,3 +168,111 @@ def test_a_held_result_whose_buffer_is_not_written_is_not_kept_as_a_value():
         np.testing.assert_allclose(np.asarray(out), np.sqrt(np.abs(xv.sum(axis=0))) + xv[2],
                                    rtol=1e-14)
 
+
+
+# ---- matrix products: the GEMM routine writes the product, the epilogue goes over it
+
+def layers(m, x, w1, b1, w2, b2):
+    h = m.maximum(m.matmul(x, w1) + b1, 0.0)
+    return m.tanh(m.matmul(h, w2) + b2)
+
+
+def layer_inputs(b, i, h, o, dtype, seed=11):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=s).astype(dtype) for s in [(b, i), (i, h), (h,), (h, o), (o,)]]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(4, 8, 8, 4), (64, 64, 64, 16), (301, 129, 67, 3),
+                                   (1, 5, 1, 1)])
+def test_a_perceptron_is_two_kernels(monkeypatch, tier, dtype, shape):
+    """Each layer's bias and activation run in its product's kernel."""
+    monkeypatch.setenv("LAZYARRAY_TIER", tier)
+    vals = layer_inputs(*shape, dtype)
+    out = layers(xp, *[xp.asarray(v) for v in vals])
+    sched = planned(out)
+    assert [(k.matmul, bool(k.post)) for k in sched.kernels] == [(True, True)] * 2
+    assert len(sched.unwritten) == 2  # the products' own buffers
+    tol = 1e-12 if dtype == "float64" else 2e-4
+    np.testing.assert_allclose(np.asarray(out), layers(np, *vals), rtol=tol, atol=tol)
+
+
+def test_matrix_vector_products_keep_their_kernels_for_row_tiles():
+    """r = X @ w - y, X.T @ r: backend/rowtiles.py runs the work between the products in
+    tiles of X's rows, as kernels of their own."""
+    rng = np.random.default_rng(12)
+    xv, yv, wv = rng.normal(size=(100, 20)), rng.normal(size=100), rng.normal(size=20)
+    x, y, w = xp.asarray(xv), xp.asarray(yv), xp.asarray(wv)
+    r = xp.matmul(x, w) - y
+    new = w - 0.01 * xp.matmul(x.T, r)
+    assert not any(k.post for k in planned(new).kernels)
+    rn = xv @ wv - yv
+    np.testing.assert_allclose(np.asarray(new), wv - 0.01 * (xv.T @ rn), rtol=1e-13)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_batched_transposed_and_empty_products(monkeypatch, tier):
+    monkeypatch.setenv("LAZYARRAY_TIER", tier)
+    rng = np.random.default_rng(13)
+    a, bm, c = rng.normal(size=(3, 7, 5)), rng.normal(size=(3, 9, 5)), rng.normal(size=9)
+    prod = xp.matmul(xp.asarray(a), xp.matrix_transpose(xp.asarray(bm)))
+    out = xp.exp(prod * 0.5) + xp.asarray(c)
+    assert any(k.matmul and k.post for k in planned(out).kernels)
+    np.testing.assert_allclose(np.asarray(out), np.exp(a @ bm.transpose(0, 2, 1) * 0.5) + c,
+                               rtol=1e-13)
+    for (m, k, n) in [(0, 5, 3), (4, 0, 3), (4, 5, 0)]:
+        p, q, s = rng.normal(size=(m, k)), rng.normal(size=(k, n)), rng.normal(size=n)
+        got = xp.maximum(xp.matmul(xp.asarray(p), xp.asarray(q)) + xp.asarray(s), 0.0)
+        np.testing.assert_array_equal(np.asarray(got), np.maximum(p @ q + s, 0.0))
+
+
+def test_products_that_keep_their_elementwise_kernel():
+    rng = np.random.default_rng(14)
+    fv, iv = rng.normal(size=(6, 4)), rng.integers(-5, 5, (6, 4))
+    f, i = xp.asarray(fv), xp.asarray(iv)
+    p = xp.matmul(f, f.T)
+    held = [p, p * 2.0]                                       # the product is an output
+    mask = [xp.matmul(f, f.T) > 0.0]                          # another dtype than the product's
+    ints = [xp.matmul(i, i.T) + 1]                            # no GEMM routine for integers
+    cplx = [xp.matmul(f * 1j, f.T * 1j) + 1.0]                # nor for complex
+    for outs in (held, mask, ints, cplx):
+        assert not any(k.post for k in planned(*outs).kernels)
+        xp.evaluate(*outs)
+    np.testing.assert_allclose(np.asarray(held[1]), fv @ fv.T * 2.0, rtol=1e-14)
+    np.testing.assert_array_equal(np.asarray(mask[0]), fv @ fv.T > 0.0)
+    np.testing.assert_array_equal(np.asarray(ints[0]), iv @ iv.T + 1)
+    np.testing.assert_allclose(np.asarray(cplx[0]), (fv * 1j) @ (fv.T * 1j) + 1.0, rtol=1e-14)
+
+
+def test_a_product_split_across_threads_keeps_its_epilogue(monkeypatch):
+    rng = np.random.default_rng(15)
+    xv, wv, bv = rng.normal(size=(900, 300)), rng.normal(size=(300, 200)), rng.normal(size=200)
+
+    def run():
+        ph = xp.placeholder(xv.shape, xp.float64)
+        out = xp.tanh(xp.matmul(ph, xp.asarray(wv)) * 0.1 + xp.asarray(bv))
+        return np.asarray(xp.compile(out, inputs=[ph]).prepare(xv)(xv))
+    many = run()
+    monkeypatch.setenv("LAZYARRAY_NUM_THREADS", "1")
+    one = run()
+    want = np.tanh(xv @ wv * 0.1 + bv)
+    np.testing.assert_allclose(many, want, rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(many, one)
+
+
+def test_the_interpreters_loops_before_the_gemm_routine_is_loaded(monkeypatch):
+    """Until the GEMM routine is loaded, the interpreter runs a product on its generic
+    loops, one result after another: each is stored before its epilogue reads it back."""
+    monkeypatch.setenv("LAZYARRAY_TIER", "interpret")
+    monkeypatch.setattr(bytecode, "gemm_operands", lambda k: None)  # as if not loaded
+    PROGRAMS.clear()
+    try:
+        for shape in [(5, 7, 6, 3), (40, 3, 30, 1)]:
+            vals = layer_inputs(*shape, "float64", seed=16)
+            out = layers(xp, *[xp.asarray(v) for v in vals])
+            assert all(k.post for k in planned(out).kernels)
+            np.testing.assert_allclose(np.asarray(out), layers(np, *vals), rtol=1e-12,
+                                       atol=1e-14)
+    finally:
+        PROGRAMS.clear()

@@ -6,16 +6,19 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray.backend import parallel, rowtiles
+from lazyarray.backend import epilogue, parallel, rowtiles, schedule
 
 
 @pytest.fixture
 def small_tiles(monkeypatch):
     """Groups from any size on, in tiles of 8 rows of 40 float64 columns, W of up to 64
-    columns too (off by default: rowtiles.MAX_COLUMNS)."""
+    columns too (off by default: rowtiles.MAX_COLUMNS).  Products of several columns
+    take the elementwise work after them as an epilogue (backend/epilogue.py), which
+    ends a group where it follows the last product: off here (vectors keep it)."""
     monkeypatch.setattr(rowtiles, "LEAST_BYTES", 0)
     monkeypatch.setattr(rowtiles, "TILE_BYTES", 8 * 40 * 8)
     monkeypatch.setattr(rowtiles, "MAX_COLUMNS", 64)
+    monkeypatch.setattr(epilogue, "gemm_operands", lambda k: None)
 
 
 def _gd(m, x, y, w):
@@ -166,6 +169,7 @@ def test_random_programs_around_the_pattern(monkeypatch):
     monkeypatch.setattr(rowtiles, "LEAST_BYTES", 0)
     monkeypatch.setattr(rowtiles, "MAX_COLUMNS", 64)
     rnd, rng = random.Random(7), np.random.default_rng(7)
+    monkeypatch.setattr(epilogue, "gemm_operands", lambda k: None)  # (see small_tiles)
     formed = 0
     for _ in range(80):
         monkeypatch.setattr(rowtiles, "TILE_BYTES", rnd.choice([64, 200, 512, 4096]))
@@ -235,3 +239,19 @@ def test_a_matrix_w_is_not_tiled_by_default(monkeypatch):
                                            xp.asarray(w))[0]))
     assert runs == 0
     np.testing.assert_allclose(g, _gd(np, x, y[:, None], w)[0], rtol=1e-12, atol=1e-12)
+
+
+def test_a_first_product_with_an_epilogue_runs_in_tiles(small_tiles, monkeypatch):
+    """X.T @ tanh(X @ W + b): the bias and tanh are the first product's epilogue, a pass
+    over the rows each tile's product wrote."""
+    monkeypatch.setattr(epilogue, "gemm_operands", schedule.gemm_operands)
+    rng = np.random.default_rng(17)
+    x, w, b = rng.standard_normal((83, 40)), rng.standard_normal((40, 3)), rng.standard_normal(3)
+    X = xp.asarray(x)
+    for tier in ("interpret", "compile"):
+        monkeypatch.setenv("LAZYARRAY_TIER", tier)
+        g = xp.matmul(X.T, xp.tanh(xp.matmul(X, xp.asarray(w)) + xp.asarray(b)))
+        assert [bool(k.post) for k in xp.compile(g)._schedule.kernels] == [True, False]
+        got, runs = _runs(lambda: np.asarray(g))
+        assert runs == 1
+        np.testing.assert_allclose(got, x.T @ np.tanh(x @ w + b), rtol=1e-12, atol=1e-12)
