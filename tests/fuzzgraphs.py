@@ -879,7 +879,8 @@ def astype_step(b: Builder, i: int, target: str, copy: Optional[bool] = None) ->
     """``astype`` to ``target`` (through ``real`` first for complex to real: lazyarray
     refuses that cast, as the standard advises)."""
     if b.vals[i].dtype in COMPLEX and target not in COMPLEX:
-        i = b.add("xp.real({0})", xp.real, (i,), np.real, lambda vs, r: (vs[0].tol, vs[0].zs))
+        i = b.add("xp.real({0})", xp.real, (i,), np.real,
+                  lambda vs, r: (part_tolerance(vs[0].ref, r, vs[0].tol), vs[0].zs))
         if b.vals[i].dtype == target:
             return i
     d = getattr(xp, target)
@@ -930,8 +931,19 @@ def op_unary(b: Builder, name: str) -> int:
         tol, zs = elementwise_bound(np_fn, vs, ref, ulps, periodic=kind == "fp")
         if name == "signbit":  # the sign of a computed NaN is not specified (IEEE 754)
             tol = np.where(np.isnan(vs[0].ref), np.inf, tol)
+        if name in ("real", "imag") and dtype in COMPLEX:
+            tol = part_tolerance(vs[0].ref, ref, tol)
         return tol, zs
     return b.add(text, f, (i,), np_fn, bound)
+
+
+def part_tolerance(z: np.ndarray, part: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """``tol`` of a part of complex ``z``, without a defined answer where that part is
+    infinite beside a NaN part: the standard's special cases leave its sign unspecified
+    there (``sinh(-inf + nan j) = +-inf + nan j``; ``compare`` allows either sign in the
+    complex value itself, a part taken out of it must too)."""
+    free = (np.isnan(z.real) | np.isnan(z.imag)) & np.isinf(part)
+    return np.where(free, np.inf, tol)
 
 
 def op_binary(b: Builder, name: str) -> int:
