@@ -64,7 +64,7 @@ def test_kernels_that_have_short_rows():
     assert short_rows_of(xp.sum(xp.asarray(np.ones((4, 3, 2))), axis=(1, 2))) == [0]
 
 
-@pytest.mark.parametrize("length", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("length", [1, 2, 3, 4, 5, 7, 8, 9])
 @pytest.mark.parametrize("results", [1, 7, 33])
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint16", "int64", "bool"])
 def test_every_reduction_over_rows_of_a_few_elements(dtype, results, length):
@@ -80,7 +80,7 @@ def test_every_reduction_over_rows_of_a_few_elements(dtype, results, length):
                   getattr(np, fname)(a * 1, axis=1), rtol=TOL, atol=TOL)
 
 
-@pytest.mark.parametrize("dims", [2, 3, 4, 5])
+@pytest.mark.parametrize("dims", [2, 3, 4, 6, 9])
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
 def test_broadcast_then_reduce_over_coordinates(dtype, dims):
     """k-means' and pairwise distances: the points broadcast along the centroids, the
