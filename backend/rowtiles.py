@@ -113,6 +113,8 @@ def _group_at(sched, bound, kernels: list, p: int, combinable) -> Optional[Group
     if x is None or k.loads[1 - x].buf == k.loads[x].buf:
         return None
     xslot, (xpos, xst) = k.loads[x].buf, kb.loads[x]
+    if abs(xst[2]) != 1:  # rows of X strided (X.T's rows are X's columns): whole is faster
+        return None
     row_bytes = cols * np.dtype(sched.buffer_dtypes[xslot].np).itemsize
     length = max(8, (TILE_BYTES // max(row_bytes, 1)) // 8 * 8)
     if rows * row_bytes < LEAST_BYTES or rows < 2 * length:

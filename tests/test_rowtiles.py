@@ -255,3 +255,15 @@ def test_a_first_product_with_an_epilogue_runs_in_tiles(small_tiles, monkeypatch
         got, runs = _runs(lambda: np.asarray(g))
         assert runs == 1
         np.testing.assert_allclose(got, x.T @ np.tanh(x @ w + b), rtol=1e-12, atol=1e-12)
+
+
+def test_a_transposed_matrix_keeps_its_products_whole(small_tiles):
+    """X @ (X.T @ w - y): the first product's rows are X's columns, strided; tiles of them
+    ran slower than the products whole (2000x2000, one thread: 3.4-4.3 ms against 2.7-2.9)."""
+    rng = np.random.default_rng(18)
+    x, w, y = rng.standard_normal((83, 40)), rng.standard_normal(83), rng.standard_normal(40)
+    X = xp.asarray(x)
+    g = xp.matmul(X, xp.matmul(X.T, xp.asarray(w)) - xp.asarray(y))
+    got, runs = _runs(lambda: np.asarray(g))
+    assert runs == 0
+    np.testing.assert_allclose(got, x @ (x.T @ w - y), rtol=1e-12, atol=1e-12)
