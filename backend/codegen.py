@@ -498,10 +498,11 @@ class KernelBuilder:
         if axis < k.n_out - 1:
             loop(strides, sstride)
             return
-        flat, ok = list(strides), b.icmp_signed("==", sstride, ir.Constant(I64, 1))
+        flat = list(strides)  # (the product's own loads keep the meta's: not read here)
         for j in {ins[2] for ins in k.post if ins[0] == "load"}:
             flat[j] = ir.Constant(I64, 0 if j in k.col_spread else 1)
-            ok = b.and_(ok, b.icmp_signed("==", strides[j], flat[j]))
+        ok = b.and_(b.icmp_signed("==", sstride, ir.Constant(I64, 1)),
+                    self._matches(b, axis, flat))
         with b.if_else(ok) as (constant, other):
             with constant:
                 loop(flat, ir.Constant(I64, 1))
@@ -550,13 +551,9 @@ class KernelBuilder:
             self._store(b, soff, self._red_loops(b, k.n_out, offs, init, soff)[1])
             return
         init = _reduce_init(k.reduce, vdt, reg_type(vdt))
-        if self.short:  # a plain loop of constant length: unrolled
-            acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]
-            self._store(b, soff, self._post(b, self._mean(b, acc, self._reduced_count(b), vdt),
-                                            offs))
-            return
+        # (a short-row loop takes the plain loop below: of constant length, unrolled)
         if k.reduce in (Op.MIN, Op.MAX) and k.n_red == 1 and vdt.kind == "f" \
-                and len(k.body) == 1 and not k.scan:  # a float buffer's extreme
+                and len(k.body) == 1 and not k.scan and not self.short:  # a float buffer's extreme
             n, strides = self.sizes[k.n_out], self._strides(k.n_out)
             lanes = SHORT_ROW_BYTES // vdt.itemsize
             with b.if_else(self._short_row_here(b, n, strides, lanes)) as (vector, loops):
@@ -567,7 +564,7 @@ class KernelBuilder:
                     best = self._red_loops(b, k.n_out, offs, [init], soff)[0]
                     self._store(b, soff, self._post(b, best, offs))
             return
-        if self.pairwise is not None:
+        if self.pairwise is not None and not self.short:
             acc = self._sum_pairwise(b, offs, soff, init)
         else:
             acc = self._red_loops(b, k.n_out, offs, [init], soff)[0]

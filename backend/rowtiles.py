@@ -11,15 +11,16 @@ work row by row (elementwise, or reducing within each row: a softmax's max and s
 reductions over the rows (a loss), and the product ``X.T @ R`` (the same matrix,
 transposed, contracting its rows with ``R``); some work lies between the two products
 (those kernels, or the first product's epilogue: backend/epilogue.py).  Every kernel's
-outermost axis longer than 1 walks the rows (``c`` elements per row: 1, or the row's length where its axes were
-coalesced); every read of what the group wrote stays within the rows that were written,
-and every buffer it writes is written whole rows at a time.  Each tile runs the group's
-kernels on its rows: the binding's meta array copied with the rows' sizes and offsets
-(as a chunk across threads is), so the interpreter and compiled kernels run it alike.
-The second product and each full reduction write one partial result per tile; the
-partials are added in tile order once every tile ran.  Tiles depend on the sizes only,
-so the result has the same bits at any thread count and in every tier; against the
-products run whole it differs by summation order (a reduction's allowed difference).
+outermost axis longer than 1 walks the rows (``c`` elements per row: 1, or the row's
+length where its axes were coalesced); every read of what the group wrote stays within
+the rows that were written, and every buffer it writes is written whole rows at a time.
+Each tile runs the group's kernels on its rows: the binding's meta array copied with the
+rows' sizes and offsets (as a chunk across threads is), so the interpreter and compiled
+kernels run it alike.  The second product and each full reduction write one partial
+result per tile; the partials are added in tile order once every tile ran.  Tiles depend
+on the sizes only, so the result has the same bits at any thread count and in every tier;
+against the products run whole it differs by summation order (a reduction's allowed
+difference).
 """
 from __future__ import annotations
 
