@@ -46,6 +46,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fuse.ll",
                                                             "record.ll", "known.ll",
                                                             "manipulation.ll", "jit.ll"))
+IDCACHE = 1024  # entries of the structure-id cache (recorder.ll's lz_cached_id)
+IDCACHE_MASK = IDCACHE - 1
 STUBS = 64  # method stubs, one per method installed (Array has 32)
 VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
 

@@ -912,3 +912,39 @@ def test_an_array_without_a_node_raises_in_every_native_function():
     for call in calls:
         with pytest.raises(AttributeError):
             call()
+
+
+def test_cached_structure_ids_name_one_structure_each():
+    """The elementwise fast paths remember structure ids by the identity of what names
+    them (recorder.ll's lz_cached_id, 1,024 entries): thousands of structures, some met
+    twice, some after the tables are cleared, each keep one id, and no two share one."""
+    rng = np.random.default_rng(3)
+    x = xp.asarray(rng.uniform(0.5, 1.5, 5))
+    y = xp.asarray(rng.uniform(0.5, 1.5, 5))
+    steps = (lambda v: v * 0.5, lambda v: v + x, lambda v: y - v, lambda v: -v,
+             lambda v: v / v, lambda v: 2.0 ** v, lambda v: abs(v),
+             lambda v: v * x, lambda v: v * y)  # (these two differ only by a leaf's position)
+
+    def chain(i):
+        v, path = x, []
+        while i:
+            i, d = divmod(i, len(steps))
+            v = steps[d](v)
+            path.append(d)
+        return v, tuple(path)
+
+    ids: dict = {}
+    for rounds in range(3):
+        if rounds == 2:
+            ir.clear_ids()  # old ids stay valid (never reused): cached entries keep theirs
+        for i in rng.permutation(3000)[:2000]:
+            v, path = chain(int(i) + 1)
+            sig = v._node.sig
+            assert sig is not None
+            if rounds < 2:
+                assert ids.setdefault(path, sig[0]) == sig[0], path
+            else:
+                ids.setdefault(path, sig[0])
+    assert len(set(ids.values())) == len(ids)  # one structure, one id; never shared
+    v, path = chain(1234)
+    np.testing.assert_allclose(np.asarray(v), np.asarray(chain(1234)[0]))
