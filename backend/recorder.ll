@@ -319,11 +319,11 @@ fail:
 ; what names them: (the op's table, the first source's id or NULL, the second's id,
 ; the leaves' positions or NULL) -> the id that table gives the key (%k2 alone for one
 ; source; (%k1, %k2) or (%k1, (%k2, %where)) for two).  Direct-mapped; an entry holds
-; its objects (an address is not reused while it is cached).  Ids are never reused
-; (ir.new_id), so an entry that outlives ir.clear_ids still names only its structure.
+; its objects (an address is not reused while it is cached) and serves until the ids
+; are cleared.
 ; Saves the key tuples, their hashes and the dict's comparisons: about 900 of 5,400
 ; instructions of a recorded `a * 1.5` (callgrind).  The GIL is held throughout.
-@lz_idcache = internal global [$IDCACHE$ x [5 x ptr]] zeroinitializer
+@lz_idcache = internal global [$IDCACHE$ x [6 x ptr]] zeroinitializer
 
 define internal ptr @lz_cached_id(ptr %ctx, ptr %k1, ptr %k2, ptr %where) {
 entry:
@@ -341,7 +341,14 @@ entry:
   %h7 = mul i64 %h6, -7046029254386353131
   %h8 = lshr i64 %h7, 40
   %slot = and i64 %h8, $IDCACHE_MASK$
-  %e = getelementptr [$IDCACHE$ x [5 x ptr]], ptr @lz_idcache, i64 0, i64 %slot
+  %e = getelementptr [$IDCACHE$ x [6 x ptr]], ptr @lz_idcache, i64 0, i64 %slot
+  %e5 = getelementptr ptr, ptr %e, i64 5
+  ; (ir.clear_ids names every structure anew: TABLE_IDS[1] counts the clears)
+  %tab = call ptr @w(ptr %ctx, i64 $C_TABLE_IDS$)
+  %gp = getelementptr i64, ptr %tab, i64 1
+  %gen = load i64, ptr %gp
+  %tg = load i64, ptr %e5
+  %mg = icmp eq i64 %tg, %gen
   %e1 = getelementptr ptr, ptr %e, i64 1
   %e2 = getelementptr ptr, ptr %e, i64 2
   %e3 = getelementptr ptr, ptr %e, i64 3
@@ -356,7 +363,8 @@ entry:
   %m3 = icmp eq ptr %t3, %where
   %m01 = and i1 %m0, %m1
   %m23 = and i1 %m2, %m3
-  %m = and i1 %m01, %m23
+  %m0123 = and i1 %m01, %m23
+  %m = and i1 %m0123, %mg
   br i1 %m, label %hit, label %miss
 hit:
   %hid = load ptr, ptr %e4
@@ -391,8 +399,13 @@ lookup:
   br i1 %noi, label %fail, label %remember
 remember:
   ; the new entry is stored before the old one is let go (its deallocation sees a
-  ; consistent table)
-  %t4 = load ptr, ptr %e4
+  ; consistent table); the old one is read again (lz_id may run Python code, and another
+  ; thread may have replaced it meanwhile)
+  %o0 = load ptr, ptr %e
+  %o1 = load ptr, ptr %e1
+  %o2 = load ptr, ptr %e2
+  %o3 = load ptr, ptr %e3
+  %o4 = load ptr, ptr %e4
   call void @Py_IncRef(ptr %ids)
   call void @Py_IncRef(ptr %k1)
   call void @Py_IncRef(ptr %k2)
@@ -403,11 +416,13 @@ remember:
   store ptr %k2, ptr %e2
   store ptr %where, ptr %e3
   store ptr %i, ptr %e4
-  call void @Py_DecRef(ptr %t0)
-  call void @Py_DecRef(ptr %t1)
-  call void @Py_DecRef(ptr %t2)
-  call void @Py_DecRef(ptr %t3)
-  call void @Py_DecRef(ptr %t4)
+  %gen2 = load i64, ptr %gp
+  store i64 %gen2, ptr %e5
+  call void @Py_DecRef(ptr %o0)
+  call void @Py_DecRef(ptr %o1)
+  call void @Py_DecRef(ptr %o2)
+  call void @Py_DecRef(ptr %o3)
+  call void @Py_DecRef(ptr %o4)
   ret ptr %i
 fail:
   ret ptr null
@@ -1407,7 +1422,7 @@ loop:
 body:
   %pi = getelementptr ptr, ptr %items, i64 %i
   %r = load ptr, ptr %pi
-  %o = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %r, ptr null)
+  %o = call ptr @PyObject_Vectorcall(ptr %r, ptr null, i64 0, ptr null)
   %noo = icmp eq ptr %o, null
   br i1 %noo, label %failed, label %called
 called:

@@ -948,3 +948,33 @@ def test_cached_structure_ids_name_one_structure_each():
     assert len(set(ids.values())) == len(ids)  # one structure, one id; never shared
     v, path = chain(1234)
     np.testing.assert_allclose(np.asarray(v), np.asarray(chain(1234)[0]))
+
+
+def test_cached_structure_parts_name_one_structure_each():
+    """Parts of the generic record path (slices, reshapes, reductions) are remembered by
+    their contents (steps.ll's lz_sid cache): parts equal in value but built anew find
+    their id, parts that differ in a nested int do not, past the cache's size and across
+    ir.clear_ids."""
+    x = xp.asarray(np.arange(64.0))
+    u = xp.asarray(np.arange(64.0).reshape(8, 8))
+    ops = [lambda i: x[i % 7:64 - i // 7], lambda i: u[i % 5:, i // 5 % 8:],
+           lambda i: xp.reshape(x[: 64 - i % 64 // 4 * 4], (-1, 4)),
+           lambda i: xp.sum(u[i % 8:], axis=i % 2)]
+    cases = [(k, i) for k in range(len(ops)) for i in range(40 if k == 1 else 60)]
+    ids: dict = {}
+    for rounds in range(3):
+        if rounds == 2:
+            ir.clear_ids()
+            ids.clear()
+        for k, i in cases:
+            v = ops[k](i)
+            sig = v._node.sig
+            assert sig is not None
+            assert ids.setdefault((k, i), sig[0]) == sig[0], (k, i)
+    # distinct structures keep distinct ids
+    by_id: dict = {}
+    for (k, i), s in ids.items():
+        v = ops[k](i)
+        by_id.setdefault(s, set()).add((k, v.shape, repr(v._node.arg)))
+    assert all(len(v) == 1 for v in by_id.values())
+    np.testing.assert_array_equal(np.asarray(ops[0](9)), np.arange(64.0)[2:63])
