@@ -387,8 +387,18 @@ step:
   %xint = icmp eq ptr %tx, %it
   %xtuple = icmp eq ptr %tx, %tt
   %xdeep = and i1 %xtuple, %deep
-  %nested = or i1 %xint, %xdeep
-  br i1 %nested, label %inner, label %addr
+  br i1 %xint, label %xvalue, label %notint
+xvalue:
+  ; (an int inline: most items are)
+  %xv = call i64 @PyLong_AsLongLongAndOverflow(ptr %x, ptr %of)
+  %xovf = load i32, ptr %of
+  %xfits = icmp eq i32 %xovf, 0
+  %xa = ptrtoint ptr %x to i64
+  %xvx = xor i64 %xv, 6148914691236517205
+  %xh = select i1 %xfits, i64 %xvx, i64 %xa
+  br label %mix
+notint:
+  br i1 %xdeep, label %inner, label %addr
 inner:
   %hi = call i64 @lz_shash_in(ptr %it, ptr %tt, ptr %x, i64 %d1)
   br label %mix
@@ -396,7 +406,7 @@ addr:
   %ha = ptrtoint ptr %x to i64
   br label %mix
 mix:
-  %hx = phi i64 [%hi, %inner], [%ha, %addr]
+  %hx = phi i64 [%hi, %inner], [%ha, %addr], [%xh, %xvalue]
   %hm = xor i64 %h, %hx
   %hn0 = mul i64 %hm, -4417276706812531889
   %hn = add i64 %hn0, 1
