@@ -804,10 +804,8 @@ entry:
   %ls = call ptr @w(ptr %ctx, i64 $C_LAST_SHAPE$)
   %sd = icmp eq ptr %ld, %dt
   %ss = icmp eq ptr %ls, %shape
-  ; (ir.clear_ids gives every leaf a new id: TABLE_IDS[1] counts the clears)
-  %tab = call ptr @w(ptr %ctx, i64 $C_TABLE_IDS$)
-  %gp = getelementptr i64, ptr %tab, i64 1
-  %gen = load i64, ptr %gp
+  ; (ir.clear_ids gives every leaf a new id)
+  %gen = call i64 @lz_ids_gen(ptr %ctx)
   %lg = call i64 @wi(ptr %ctx, i64 $C_LAST_GEN$)
   %sg = icmp eq i64 %gen, %lg
   %same = and i1 %sd, %ss

@@ -315,6 +315,23 @@ fail:
   ret ptr null
 }
 
+; ---- how many times ir.clear_ids cleared the ids (TABLE_IDS[1]): it names every
+; structure anew, so what is remembered natively serves within one count only
+define internal i64 @lz_ids_gen(ptr %ctx) {
+  %tab = call ptr @w(ptr %ctx, i64 $C_TABLE_IDS$)
+  %gp = getelementptr i64, ptr %tab, i64 1
+  %gen = load i64, ptr %gp
+  ret i64 %gen
+}
+
+; ---- the entry of a structure-id cache (lz_cached_id's, lz_sid's) for hash %h
+define internal i64 @lz_slot(i64 %h) {
+  %m = mul i64 %h, -7046029254386353131
+  %s = lshr i64 %m, 40
+  %slot = and i64 %s, $IDCACHE_MASK$
+  ret i64 %slot
+}
+
 ; ---- the structure ids of the elementwise fast paths, remembered by the identity of
 ; what names them: (the op's table, the first source's id or NULL, the second's id,
 ; the leaves' positions or NULL) -> the id that table gives the key (%k2 alone for one
@@ -338,15 +355,10 @@ entry:
   %h4 = xor i64 %h3, %c
   %h5 = mul i64 %h4, -7046029254386353131
   %h6 = xor i64 %h5, %d
-  %h7 = mul i64 %h6, -7046029254386353131
-  %h8 = lshr i64 %h7, 40
-  %slot = and i64 %h8, $IDCACHE_MASK$
+  %slot = call i64 @lz_slot(i64 %h6)
   %e = getelementptr [$IDCACHE$ x [6 x ptr]], ptr @lz_idcache, i64 0, i64 %slot
   %e5 = getelementptr ptr, ptr %e, i64 5
-  ; (ir.clear_ids names every structure anew: TABLE_IDS[1] counts the clears)
-  %tab = call ptr @w(ptr %ctx, i64 $C_TABLE_IDS$)
-  %gp = getelementptr i64, ptr %tab, i64 1
-  %gen = load i64, ptr %gp
+  %gen = call i64 @lz_ids_gen(ptr %ctx)
   %tg = load i64, ptr %e5
   %mg = icmp eq i64 %tg, %gen
   %e1 = getelementptr ptr, ptr %e, i64 1
@@ -416,7 +428,7 @@ remember:
   store ptr %k2, ptr %e2
   store ptr %where, ptr %e3
   store ptr %i, ptr %e4
-  %gen2 = load i64, ptr %gp
+  %gen2 = call i64 @lz_ids_gen(ptr %ctx)
   store i64 %gen2, ptr %e5
   call void @Py_DecRef(ptr %o0)
   call void @Py_DecRef(ptr %o1)
@@ -665,6 +677,24 @@ fail:
   ret i32 -1
 }
 
+; ---- the leaves of sources whose leaves are %lv, then one more whose leaves are
+; %more: 1 with new references in %out (the leaves so far, and the positions of %more's
+; in them: NULL where %more is %lv), 0 past MAX_LEAVES (no signature), -1 on error
+define internal i32 @lz_positions(ptr %ctx, ptr %lv, ptr %more, ptr %out) {
+entry:
+  %wp = getelementptr ptr, ptr %out, i64 1
+  %same = icmp eq ptr %more, %lv
+  br i1 %same, label %shared, label %merge
+shared:
+  call void @Py_IncRef(ptr %lv)
+  store ptr %lv, ptr %out
+  store ptr null, ptr %wp
+  ret i32 1
+merge:
+  %st = call i32 @lz_merge(ptr %ctx, ptr %lv, ptr %more, ptr %out)
+  ret i32 %st
+}
+
 ; ---- ir.signature_of's step for one more source, whose leaves are %more and key %k,
 ; after sources whose leaves are %lv: 1 with new references in %out (the leaves so far,
 ; and %k as the structure part names it: itself where %more is %lv, else (%k, its
@@ -672,22 +702,20 @@ fail:
 define internal i32 @lz_join(ptr %ctx, ptr %lv, ptr %more, ptr %k, ptr %out) {
 entry:
   %wp = getelementptr ptr, ptr %out, i64 1
-  %same = icmp eq ptr %more, %lv
-  br i1 %same, label %shared, label %merge
-shared:
-  call void @Py_IncRef(ptr %lv)
-  call void @Py_IncRef(ptr %k)
-  store ptr %lv, ptr %out
-  store ptr %k, ptr %wp
-  ret i32 1
-merge:
-  %st = call i32 @lz_merge(ptr %ctx, ptr %lv, ptr %more, ptr %out)
+  %st = call i32 @lz_positions(ptr %ctx, ptr %lv, ptr %more, ptr %out)
   %ok = icmp eq i32 %st, 1
-  br i1 %ok, label %pair, label %done
+  br i1 %ok, label %placed, label %done
 done:
   ret i32 %st
-pair:
+placed:
   %mw = load ptr, ptr %wp
+  %shared = icmp eq ptr %mw, null
+  br i1 %shared, label %itself, label %pair
+itself:
+  call void @Py_IncRef(ptr %k)
+  store ptr %k, ptr %wp
+  ret i32 1
+pair:
   %kk = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %k, ptr %mw)
   call void @Py_DecRef(ptr %mw)
   %nokk = icmp eq ptr %kk, null
@@ -724,20 +752,12 @@ go:
   %l2 = call ptr @item(ptr %s2, i64 1)
   %e2 = call ptr @item(ptr %s2, i64 2)
   ; (lz_join's key, without its tuples: the cache names it by identity)
-  %kp = getelementptr ptr, ptr %out, i64 1
-  %shared = icmp eq ptr %l2, %lv
-  br i1 %shared, label %same, label %merge
-same:
-  call void @Py_IncRef(ptr %lv)
-  store ptr %lv, ptr %out
-  store ptr null, ptr %kp
-  br label %keyed
-merge:
-  %st = call i32 @lz_merge(ptr %ctx, ptr %lv, ptr %l2, ptr %out)
+  %st = call i32 @lz_positions(ptr %ctx, ptr %lv, ptr %l2, ptr %out)
   switch i32 %st, label %fail [i32 0, label %nosig
                                i32 1, label %keyed]
 keyed:
   %leaves = load ptr, ptr %out
+  %kp = getelementptr ptr, ptr %out, i64 1
   %where = load ptr, ptr %kp
   %i = call ptr @lz_cached_id(ptr %ctx, ptr %k1, ptr %k2, ptr %where)
   call void @Py_DecRef(ptr %where)

@@ -267,12 +267,8 @@ error:
 define internal ptr @lz_sid(ptr %ctx, ptr %part) {
 entry:
   %h = call i64 @lz_shash(ptr %ctx, ptr %part, i64 3)
-  %tab = call ptr @w(ptr %ctx, i64 $C_TABLE_IDS$)
-  %gp = getelementptr i64, ptr %tab, i64 1
-  %gen = load i64, ptr %gp
-  %hm = mul i64 %h, -7046029254386353131
-  %hs = lshr i64 %hm, 40
-  %slot = and i64 %hs, $IDCACHE_MASK$
+  %gen = call i64 @lz_ids_gen(ptr %ctx)
+  %slot = call i64 @lz_slot(i64 %h)
   %e = getelementptr [$IDCACHE$ x [4 x i64]], ptr @lz_sidcache, i64 0, i64 %slot
   %e1 = getelementptr i64, ptr %e, i64 1
   %e2 = getelementptr i64, ptr %e, i64 2
@@ -318,7 +314,7 @@ remember:
   %i = phi ptr [%hit, %found], [%r, %made]
   ; (the entry is read again: the calls above may run Python code, and another thread
   ; may have replaced it meanwhile)
-  %gen2 = load i64, ptr %gp
+  %gen2 = call i64 @lz_ids_gen(ptr %ctx)
   %to = load ptr, ptr %e1
   %ti = load ptr, ptr %e2
   call void @Py_IncRef(ptr %part)
@@ -352,22 +348,11 @@ entry:
   ret i64 %h
 }
 
-; (one item: an exact int's value, a tuple's items, else the address)
+; (a tuple's items to %depth: exact ints by value, tuples by their items, anything
+; else, and a tuple past %depth, by its address)
 define internal i64 @lz_shash_in(ptr %it, ptr %tt, ptr %o, i64 %depth) {
 entry:
-  %of = alloca i32
   %t = call ptr @type(ptr %o)
-  %isint = icmp eq ptr %t, %it
-  br i1 %isint, label %int, label %other
-int:
-  %v = call i64 @PyLong_AsLongLongAndOverflow(ptr %o, ptr %of)
-  %ovf = load i32, ptr %of
-  %fits = icmp eq i32 %ovf, 0
-  br i1 %fits, label %value, label %identity
-value:
-  %vx = xor i64 %v, 6148914691236517205
-  ret i64 %vx
-other:
   %istuple = icmp eq ptr %t, %tt
   %deep = icmp sgt i64 %depth, 0
   %walk = and i1 %istuple, %deep
@@ -385,20 +370,13 @@ step:
   %x = call ptr @item(ptr %o, i64 %i)
   %tx = call ptr @type(ptr %x)
   %xint = icmp eq ptr %tx, %it
-  %xtuple = icmp eq ptr %tx, %tt
-  %xdeep = and i1 %xtuple, %deep
-  br i1 %xint, label %xvalue, label %notint
-xvalue:
-  ; (an int inline: most items are)
-  %xv = call i64 @PyLong_AsLongLongAndOverflow(ptr %x, ptr %of)
-  %xovf = load i32, ptr %of
-  %xfits = icmp eq i32 %xovf, 0
-  %xa = ptrtoint ptr %x to i64
-  %xvx = xor i64 %xv, 6148914691236517205
-  %xh = select i1 %xfits, i64 %xvx, i64 %xa
+  br i1 %xint, label %int, label %notint
+int:
+  %hv = call i64 @lz_int_hash(ptr %x)
   br label %mix
 notint:
-  br i1 %xdeep, label %inner, label %addr
+  %xtuple = icmp eq ptr %tx, %tt
+  br i1 %xtuple, label %inner, label %addr
 inner:
   %hi = call i64 @lz_shash_in(ptr %it, ptr %tt, ptr %x, i64 %d1)
   br label %mix
@@ -406,7 +384,7 @@ addr:
   %ha = ptrtoint ptr %x to i64
   br label %mix
 mix:
-  %hx = phi i64 [%hi, %inner], [%ha, %addr], [%xh, %xvalue]
+  %hx = phi i64 [%hi, %inner], [%ha, %addr], [%hv, %int]
   %hm = xor i64 %h, %hx
   %hn0 = mul i64 %hm, -4417276706812531889
   %hn = add i64 %hn0, 1
@@ -417,6 +395,19 @@ out:
 identity:
   %p = ptrtoint ptr %o to i64
   ret i64 %p
+}
+
+; (an exact int: its value where it fits 64 bits, else its address, as lz_same_in
+; compares them)
+define internal i64 @lz_int_hash(ptr %x) {
+  %of = alloca i32
+  %v = call i64 @PyLong_AsLongLongAndOverflow(ptr %x, ptr %of)
+  %ovf = load i32, ptr %of
+  %fits = icmp eq i32 %ovf, 0
+  %vx = xor i64 %v, 6148914691236517205
+  %a = ptrtoint ptr %x to i64
+  %h = select i1 %fits, i64 %vx, i64 %a
+  ret i64 %h
 }
 
 define internal i1 @lz_same(ptr %ctx, ptr %a, ptr %b, i64 %depth) {
