@@ -78,7 +78,7 @@ class Codegen:
     def _load_libmvec(self) -> dict:
         """libm name -> [(libmvec symbol, lanes)] for the variants this CPU can run."""
         path = _libmvec_path()
-        feats = {f[1:] for f in self.features.split(",") if f.startswith("+")}
+        feats = enabled_features(self.features)
         isas = [(isa, lanes) for feat, isa, lanes in (("avx2", "d", 4), ("avx512f", "e", 8))
                 if feat in feats]
         if not path or not isas:
@@ -260,8 +260,25 @@ def _features(host: str) -> str:
     LLVM's choice.
     """
     if "+avx512f" in host.split(",") and os.environ.get("LAZYARRAY_PREFER_256", "") != "1":
-        return host + ",-prefer-256-bit"
+        host += ",-prefer-256-bit"
+    extra = os.environ.get("LAZYARRAY_CPU_FEATURES", "").strip().strip(",")
+    if extra:  # later entries win in LLVM's feature string
+        host += "," + extra
+    if "+avx512f" not in enabled_features(host) and "-prefer-256-bit" in host:
+        host = host.replace(",-prefer-256-bit", "")
     return host
+
+
+def enabled_features(features: str) -> set:
+    """The features an LLVM feature string turns on, the last entry for each winning
+    (``LAZYARRAY_CPU_FEATURES=-avx512f`` turns AVX-512 off: the developers' switch for
+    running generated code under valgrind, which has no AVX-512)."""
+    on: dict = {}
+    for f in features.split(","):
+        f = f.strip()
+        if f[:1] in "+-" and len(f) > 1:
+            on[f[1:]] = f[0] == "+"
+    return {f for f, v in on.items() if v}
 
 
 # fork() while another thread (tiered compilation's) is inside an LLVM call or holds the

@@ -515,7 +515,8 @@ def fingerprint() -> str:
         parts = [_stamp(f) for f in files]
         parts += [sys.platform, os.uname().machine, _cpu(),
                   os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else "",
-                  os.environ.get("LAZYARRAY_PREFER_256", "")]
+                  os.environ.get("LAZYARRAY_PREFER_256", ""),
+                  os.environ.get("LAZYARRAY_CPU_FEATURES", "")]
         _fingerprint = digest("\0".join(map(str, parts)).encode())
     return _fingerprint
 
