@@ -278,6 +278,29 @@ no:
   ret ptr null
 }
 
+; a fused-table entry remembered by the addresses of its key's (op, dtype, source dtype):
+; _fusion.TABLE is never cleared and an entry once put is never replaced, so its keys'
+; objects and its entries live as long as the process (direct-mapped: op, dtype, source
+; dtype, entry)
+@lz_fusecache = internal global [$FUSECACHE$ x [4 x ptr]] zeroinitializer
+
+define internal ptr @lz_fuse_slot(ptr %op, ptr %dt, ptr %sdt) {
+entry:
+  %a = ptrtoint ptr %op to i64
+  %b = ptrtoint ptr %dt to i64
+  %c = ptrtoint ptr %sdt to i64
+  %b3 = mul i64 %b, 3
+  %c7 = mul i64 %c, 7
+  %x = xor i64 %a, %b3
+  %y = xor i64 %x, %c7
+  %h0 = lshr i64 %y, 4
+  %h1 = mul i64 %h0, -7046029254386353131
+  %h2 = lshr i64 %h1, 40
+  %at = and i64 %h2, $FUSECACHE_MASK$
+  %p = getelementptr [$FUSECACHE$ x [4 x ptr]], ptr @lz_fusecache, i64 0, i64 %at
+  ret ptr %p
+}
+
 ; ---- %n's building block entry (borrowed), or null: not fusable (an error when set)
 define internal ptr @lz_fuse_entry(ptr %ctx, ptr %n) {
 entry:
@@ -306,6 +329,24 @@ entry:
 key:
   %s0 = call ptr @item(ptr %srcs, i64 0)
   %sdt = call ptr @get(ptr %s0, i64 %od)
+  %cached = call ptr @lz_fuse_slot(ptr %op, ptr %dt, ptr %sdt)
+  %ck0 = getelementptr ptr, ptr %cached, i64 0
+  %c0 = load ptr, ptr %ck0
+  %ck1 = getelementptr ptr, ptr %cached, i64 1
+  %c1 = load ptr, ptr %ck1
+  %ck2 = getelementptr ptr, ptr %cached, i64 2
+  %c2 = load ptr, ptr %ck2
+  %m0 = icmp eq ptr %c0, %op
+  %m1 = icmp eq ptr %c1, %dt
+  %m2 = icmp eq ptr %c2, %sdt
+  %m01 = and i1 %m0, %m1
+  %hitc = and i1 %m01, %m2
+  br i1 %hitc, label %fromcache, label %tuple
+fromcache:
+  %ck3 = getelementptr ptr, ptr %cached, i64 3
+  %ce = load ptr, ptr %ck3
+  br label %found
+tuple:
   %kt = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %op, ptr %dt, ptr %sdt)
   %nokt = icmp eq ptr %kt, null
   br i1 %nokt, label %error, label %find
@@ -313,7 +354,7 @@ find:
   %tab = call ptr @w(ptr %ctx, i64 $C_FUSE$)
   %hit = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %kt)
   %miss = icmp eq ptr %hit, null
-  br i1 %miss, label %missed, label %found
+  br i1 %miss, label %missed, label %foundkey
 missed:
   %err = call i1 @failed()
   br i1 %err, label %errorkey, label %ask
@@ -328,14 +369,23 @@ asked:
   call void @Py_DecRef(ptr %r)
   %hit2 = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %kt)
   %miss2 = icmp eq ptr %hit2, null
-  br i1 %miss2, label %missed2, label %found
+  br i1 %miss2, label %missed2, label %foundkey
 missed2:
   call void @Py_DecRef(ptr %kt)
   %err2 = call i1 @failed()
   br i1 %err2, label %error, label %no
-found:
-  %e = phi ptr [%hit, %find], [%hit2, %asked]
+foundkey:
+  %ek = phi ptr [%hit, %find], [%hit2, %asked]
   call void @Py_DecRef(ptr %kt)
+  ; (remembered by address: the table's keys and entries live as long as the process)
+  store ptr %op, ptr %ck0
+  store ptr %dt, ptr %ck1
+  store ptr %sdt, ptr %ck2
+  %ck3k = getelementptr ptr, ptr %cached, i64 3
+  store ptr %ek, ptr %ck3k
+  br label %found
+found:
+  %e = phi ptr [%ce, %fromcache], [%ek, %foundkey]
   %isnone = icmp eq ptr %e, %none
   br i1 %isnone, label %no, label %sources
 sources:
@@ -865,7 +915,7 @@ ran:
   call void @PyMem_Free(ptr %regs)
   ; its value, under the leaf id of its dtype and shape
   %dt = call ptr @get(ptr %root, i64 %od)
-  %leaf = call ptr @lz_leaf_id(ptr %ctx, ptr %dt, ptr %shape)
+  %leaf = call ptr @lz_leaf_id_cached(ptr %ctx, ptr %dt, ptr %shape)
   %noleaf = icmp eq ptr %leaf, null
   br i1 %noleaf, label %errorout, label %evaluate
 evaluate:

@@ -334,6 +334,48 @@ error:
   ret i32 -1
 }
 
+; ---- _steps.enabled() (1 or 0; -1 on error), without Python where the answer is sure:
+; neither switch set (read in os.environ's own dict, as threads.none_set reads it) and
+; the bundle loaded (library._bundle_state is True); else the Python function
+define internal i32 @lz_enabled(ptr %ctx) {
+entry:
+  %env = call ptr @w(ptr %ctx, i64 $C_ENV_DATA$)
+  %noenv = icmp eq ptr %env, null
+  br i1 %noenv, label %python, label %steps
+steps:
+  %k1 = call ptr @w(ptr %ctx, i64 $C_ENV_STEPS$)
+  %v1 = call ptr @PyDict_GetItemWithError(ptr %env, ptr %k1)
+  %set1 = icmp ne ptr %v1, null
+  br i1 %set1, label %python, label %tier
+tier:
+  %k2 = call ptr @w(ptr %ctx, i64 $C_ENV_TIER$)
+  %v2 = call ptr @PyDict_GetItemWithError(ptr %env, ptr %k2)
+  %set2 = icmp ne ptr %v2, null
+  br i1 %set2, label %python, label %bundle
+bundle:
+  %lib = call ptr @w(ptr %ctx, i64 $C_LIB_DICT$)
+  %bn = call ptr @w(ptr %ctx, i64 $C_BUNDLE_NAME$)
+  %st = call ptr @PyDict_GetItemWithError(ptr %lib, ptr %bn)
+  %tru = call ptr @w(ptr %ctx, i64 $C_TRUE$)
+  %loaded = icmp eq ptr %st, %tru
+  br i1 %loaded, label %yes, label %python
+yes:
+  ret i32 1
+python:
+  ; (a lookup's error, if any, is the Python function's to meet again)
+  call void @PyErr_Clear()
+  %en = call ptr @w(ptr %ctx, i64 $C_ENABLED$)
+  %on = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %en, ptr null)
+  %noon = icmp eq ptr %on, null
+  br i1 %noon, label %error, label %truth
+truth:
+  %t = call i32 @PyObject_IsTrue(ptr %on)
+  call void @Py_DecRef(ptr %on)
+  ret i32 %t
+error:
+  ret i32 -1
+}
+
 ; ---- _steps.quick for %n, a new structure (its signature current, its program not
 ; known) read alone (no candidate; C_RECENT emptied already): its steps run natively
 ; (lz_steps, as _steps._native runs them); 1 when they all ran (then _steps.settle's
@@ -352,13 +394,7 @@ entry:
   %same = icmp eq ptr %nat, %mine
   br i1 %same, label %enabled, label %python
 enabled:
-  %en = call ptr @w(ptr %ctx, i64 $C_ENABLED$)
-  %on = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %en, ptr null)
-  %noon = icmp eq ptr %on, null
-  br i1 %noon, label %error, label %truth
-truth:
-  %t = call i32 @PyObject_IsTrue(ptr %on)
-  call void @Py_DecRef(ptr %on)
+  %t = call i32 @lz_enabled(ptr %ctx)
   switch i32 %t, label %error [i32 0, label %python
                                i32 1, label %sign]
 sign:
@@ -448,23 +484,15 @@ add:
   %aderr = icmp slt i32 %ad, 0
   br i1 %aderr, label %failr2, label %count
 count:
-  %cs = call ptr @w(ptr %ctx, i64 $C_COUNTS$)
-  %sn = call ptr @w(ptr %ctx, i64 $C_STEPS_NAME$)
-  %c0 = call ptr @PyObject_GetAttr(ptr %cs, ptr %sn)
-  %noc0 = icmp eq ptr %c0, null
-  br i1 %noc0, label %failr2, label %plus
-plus:
-  %c1 = call ptr @PyNumber_Add(ptr %c0, ptr %r)
-  call void @Py_DecRef(ptr %c0)
-  %noc1 = icmp eq ptr %c1, null
-  br i1 %noc1, label %failr2, label %store
-store:
-  %s3 = call i32 @PyObject_SetAttr(ptr %cs, ptr %sn, ptr %c1)
-  call void @Py_DecRef(ptr %c1)
+  ; (_steps.COUNTS.steps)
+  %cs = call ptr @w(ptr %ctx, i64 $C_COUNTS_AT$)
+  %csp = getelementptr i64, ptr %cs, i64 1
+  %c0 = load i64, ptr %csp
+  %c1 = add i64 %c0, %rv
+  store i64 %c1, ptr %csp
   call void @Py_DecRef(ptr %r)
   call void @Py_DecRef(ptr %sig)
-  %s3err = icmp slt i32 %s3, 0
-  br i1 %s3err, label %error, label %quietly
+  br label %quietly
 quietly:
   br i1 %quiet, label %rollback, label %done
 rollback:

@@ -48,6 +48,11 @@ IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fu
                                                             "manipulation.ll", "jit.ll"))
 IDCACHE = 1024  # entries of the structure-id cache (recorder.ll's lz_cached_id)
 IDCACHE_MASK = IDCACHE - 1
+FUSECACHE = 256  # entries of fuse.ll's cache of the fused table's entries
+FUSECACHE_MASK = FUSECACHE - 1
+PSET_STACK = 64  # slots of a walk's set of nodes done kept on the stack (steps.ll's %pset)
+PSET_STACK_MASK = PSET_STACK - 1
+PSET_STACK_BYTES = 8 * PSET_STACK
 STUBS = 64  # method stubs, one per method installed (Array has 32)
 VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
 
@@ -110,7 +115,13 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # zeros/ones (FILL): the last dtype and shape met, their leaf id and ir.TABLE_IDS[1] then
  # (0 until then; the shape and the id held by the context)
  C_LAST_DTYPE, C_LAST_SHAPE, C_LAST_LID, C_LAST_GEN,
- C_WORDS) = range(122)
+ # _steps.enabled() and the first step's announcement without Python where that is sure:
+ # os.environ's own dict (0 where threads.env cannot read it) and the switches' names in it,
+ # backend/library's namespace and "_bundle_state", sys.modules and "logging", the address
+ # of _steps.COUNTS' counters
+ C_ENV_DATA, C_ENV_STEPS, C_ENV_TIER, C_LIB_DICT, C_BUNDLE_NAME, C_SYS_MODULES,
+ C_LOGGING_NAME, C_COUNTS_AT,
+ C_WORDS) = range(130)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the

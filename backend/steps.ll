@@ -2,6 +2,8 @@
 ; _order) and whose one-op programs are known.  Appended to backend/recorder.ll (one
 ; unit: it uses that file's helpers and context words).
 declare ptr @PySet_New(ptr)
+declare ptr @PyMem_Calloc(i64, i64)
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 declare i32 @PySet_Add(ptr, ptr)
 declare i32 @PySet_Contains(ptr, ptr)
 declare ptr @PyMem_Realloc(ptr, i64)
@@ -74,6 +76,119 @@ done:
   ret void
 }
 
+; a set of object addresses, without references (for a walk that runs no Python code,
+; whose objects are all held by the graph meanwhile): slots (NULL empty), mask, count;
+; its first PSET_STACK slots may be the caller's
+%pset = type { ptr, i64, i64 }
+
+define internal i64 @ps_slot(ptr %s, ptr %k) {
+entry:
+  %slots = load ptr, ptr %s
+  %mp = getelementptr %pset, ptr %s, i32 0, i32 1
+  %mask = load i64, ptr %mp
+  %a = ptrtoint ptr %k to i64
+  %h0 = lshr i64 %a, 4
+  %h1 = mul i64 %h0, -7046029254386353131
+  %h2 = lshr i64 %h1, 29
+  %h = xor i64 %h1, %h2
+  br label %probe
+probe:
+  %i = phi i64 [%h, %entry], [%i1, %next]
+  %at = and i64 %i, %mask
+  %sp = getelementptr ptr, ptr %slots, i64 %at
+  %o = load ptr, ptr %sp
+  %hit = icmp eq ptr %o, %k
+  %free = icmp eq ptr %o, null
+  %stop = or i1 %hit, %free
+  br i1 %stop, label %found, label %next
+next:
+  %i1 = add i64 %at, 1
+  br label %probe
+found:
+  ret i64 %at
+}
+
+define internal i1 @ps_has(ptr %s, ptr %k) {
+entry:
+  %at = call i64 @ps_slot(ptr %s, ptr %k)
+  %slots = load ptr, ptr %s
+  %sp = getelementptr ptr, ptr %slots, i64 %at
+  %o = load ptr, ptr %sp
+  %hit = icmp ne ptr %o, null
+  ret i1 %hit
+}
+
+; %k added (it is not in the set); 0 when memory ran out (a MemoryError set)
+define internal i1 @ps_add(ptr %s, ptr %own, ptr %k) {
+entry:
+  %mp = getelementptr %pset, ptr %s, i32 0, i32 1
+  %np = getelementptr %pset, ptr %s, i32 0, i32 2
+  %mask = load i64, ptr %mp
+  %n = load i64, ptr %np
+  %n1 = add i64 %n, 1
+  %twice = shl i64 %n1, 1
+  %full = icmp ugt i64 %twice, %mask
+  br i1 %full, label %grow, label %put
+grow:
+  ; (at most half full: a probe always meets a free slot)
+  %old = load ptr, ptr %s
+  %cap = add i64 %mask, 1
+  %cap2 = shl i64 %cap, 1
+  %new = call ptr @PyMem_Calloc(i64 %cap2, i64 8)
+  %nomem = icmp eq ptr %new, null
+  br i1 %nomem, label %fail, label %move
+move:
+  %mask2 = sub i64 %cap2, 1
+  store ptr %new, ptr %s
+  store i64 %mask2, ptr %mp
+  br label %mloop
+mloop:
+  %j = phi i64 [0, %move], [%j1, %mnext]
+  %mmore = icmp ult i64 %j, %cap
+  br i1 %mmore, label %mbody, label %moved
+mbody:
+  %op = getelementptr ptr, ptr %old, i64 %j
+  %o = load ptr, ptr %op
+  %empty = icmp eq ptr %o, null
+  br i1 %empty, label %mnext, label %mput
+mput:
+  %at0 = call i64 @ps_slot(ptr %s, ptr %o)
+  %sp0 = getelementptr ptr, ptr %new, i64 %at0
+  store ptr %o, ptr %sp0
+  br label %mnext
+mnext:
+  %j1 = add i64 %j, 1
+  br label %mloop
+moved:
+  %mine = icmp eq ptr %old, %own
+  br i1 %mine, label %put, label %release
+release:
+  call void @PyMem_Free(ptr %old)
+  br label %put
+put:
+  %at = call i64 @ps_slot(ptr %s, ptr %k)
+  %slots = load ptr, ptr %s
+  %sp = getelementptr ptr, ptr %slots, i64 %at
+  store ptr %k, ptr %sp
+  store i64 %n1, ptr %np
+  ret i1 1
+fail:
+  %e = call ptr @PyErr_NoMemory()
+  ret i1 0
+}
+
+define internal void @ps_free(ptr %s, ptr %own) {
+entry:
+  %slots = load ptr, ptr %s
+  %mine = icmp eq ptr %slots, %own
+  br i1 %mine, label %done, label %release
+release:
+  call void @PyMem_Free(ptr %slots)
+  br label %done
+done:
+  ret void
+}
+
 ; a node's value is None and its sources are not empty (read in that order: see
 ; ir.evaluated): a computed node
 define internal i1 @computed(ptr %ctx, ptr %n) {
@@ -143,9 +258,16 @@ entry:
   %sn = getelementptr %vec, ptr %stack, i32 0, i32 1
   %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
   %os = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
-  %done = call ptr @PySet_New(ptr null)
-  %nodone = icmp eq ptr %done, null
-  br i1 %nodone, label %error, label %start
+  ; the nodes done: no Python code runs here, and each is held by the graph
+  %own = alloca [$PSET_STACK$ x ptr]
+  call void @llvm.memset.p0.i64(ptr %own, i8 0, i64 $PSET_STACK_BYTES$, i1 false)
+  %done = alloca %pset
+  store ptr %own, ptr %done
+  %dmask = getelementptr %pset, ptr %done, i32 0, i32 1
+  store i64 $PSET_STACK_MASK$, ptr %dmask
+  %dcount = getelementptr %pset, ptr %done, i32 0, i32 2
+  store i64 0, ptr %dcount
+  br label %start
 start:
   %ok0 = call i1 @vpush(ptr %stack, ptr %root)
   br i1 %ok0, label %loop, label %fail
@@ -158,11 +280,7 @@ top:
   %last = sub i64 %n, 1
   %tp = getelementptr ptr, ptr %data, i64 %last
   %node = load ptr, ptr %tp  ; (held by the stack)
-  %in = call i32 @PySet_Contains(ptr %done, ptr %node)
-  %inerr = icmp slt i32 %in, 0
-  br i1 %inerr, label %fail, label %known
-known:
-  %isdone = icmp eq i32 %in, 1
+  %isdone = call i1 @ps_has(ptr %done, ptr %node)
   br i1 %isdone, label %pop, label %visit
 pop:
   store i64 %last, ptr %sn
@@ -183,11 +301,7 @@ sloop:
 sbody:
   %j1 = sub i64 %j, 1
   %s = call ptr @item(ptr %srcs, i64 %j1)
-  %sin = call i32 @PySet_Contains(ptr %done, ptr %s)
-  %sinerr = icmp slt i32 %sin, 0
-  br i1 %sinerr, label %failsrcs, label %stest
-stest:
-  %sisdone = icmp eq i32 %sin, 1
+  %sisdone = call i1 @ps_has(ptr %done, ptr %s)
   br i1 %sisdone, label %snext, label %scomputed
 scomputed:
   %sc = call i1 @computed(ptr %ctx, ptr %s)
@@ -210,9 +324,8 @@ sdone:
 finishnode:
   ; off the stack: its reference is this function's now
   store i64 %last, ptr %sn
-  %add = call i32 @PySet_Add(ptr %done, ptr %node)
-  %adderr = icmp slt i32 %add, 0
-  br i1 %adderr, label %failnode, label %still
+  %add = call i1 @ps_add(ptr %done, ptr %own, ptr %node)
+  br i1 %add, label %still, label %failnode
 still:
   %c = call i1 @computed(ptr %ctx, ptr %node)  ; (evaluated meanwhile: not a step)
   br i1 %c, label %sized, label %release
@@ -242,21 +355,21 @@ release:
 notnode:
   call void @Py_DecRef(ptr %node)
   call void @vfree(ptr %stack)
-  call void @Py_DecRef(ptr %done)
+  call void @ps_free(ptr %done, ptr %own)
   ret i32 0
 failnode:
   call void @Py_DecRef(ptr %node)
   br label %fail
 finish:
   call void @vfree(ptr %stack)
-  call void @Py_DecRef(ptr %done)
+  call void @ps_free(ptr %done, ptr %own)
   %total = load i64, ptr %opsp
   %enough = icmp sge i64 %total, 2
   %r = zext i1 %enough to i32
   ret i32 %r
 fail:
   call void @vfree(ptr %stack)
-  call void @Py_DecRef(ptr %done)
+  call void @ps_free(ptr %done, ptr %own)
   br label %error
 error:
   ret i32 -1
@@ -825,6 +938,22 @@ fail:
 ; C_FIRST(root, count); 0 on error
 define internal i1 @lz_announce(ptr %ctx, ptr %root, i64 %count) {
 entry:
+  ; without the logging package imported, only counted (_steps.LISTENERS log)
+  %mods = call ptr @w(ptr %ctx, i64 $C_SYS_MODULES$)
+  %lname = call ptr @w(ptr %ctx, i64 $C_LOGGING_NAME$)
+  %lg = call ptr @PyDict_GetItemWithError(ptr %mods, ptr %lname)
+  %nolog = icmp eq ptr %lg, null
+  br i1 %nolog, label %quiet, label %python
+quiet:
+  %lerr = call i1 @failed()
+  br i1 %lerr, label %fail, label %tally
+tally:
+  %cs = call ptr @w(ptr %ctx, i64 $C_COUNTS_AT$)
+  %c0 = load i64, ptr %cs
+  %c1 = add i64 %c0, 1
+  store i64 %c1, ptr %cs
+  ret i1 1
+python:
   %ffn = call ptr @w(ptr %ctx, i64 $C_FIRST$)
   %cnt = call ptr @PyLong_FromLongLong(i64 %count)
   %nocnt = icmp eq ptr %cnt, null

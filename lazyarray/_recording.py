@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import sys
 import threading
 from typing import Optional
@@ -383,6 +384,8 @@ _VIEW = sys.intern("view")  # the ndarray method lz_array calls (names compare b
 
 
 _BY_SIGNATURE, _DEPTH, _STEPS, _NATIVE = "by_signature", "depth", "steps", "NATIVE"
+_BUNDLE_STATE, _LOGGING = "_bundle_state", "logging"
+_ENV_STEPS, _ENV_TIER = (os.fsencode(n) for n in _steps._SWITCHES)  # os.environ's own keys
 
 
 def load_now() -> bool:
@@ -474,10 +477,17 @@ def _steps_words(common) -> Optional[tuple]:
               (recorder.C_DATA_OP, ir.Op.DATA), (recorder.C_F64, dt.float64),
               (recorder.C_I64, dt.int64), (recorder.C_SLICE_OP, ir.Op.SLICE),
               (recorder.C_F32, dt.float32))
+    named += ((recorder.C_ENV_STEPS, _ENV_STEPS), (recorder.C_ENV_TIER, _ENV_TIER),
+              (recorder.C_LIB_DICT, vars(library)), (recorder.C_BUNDLE_NAME, _BUNDLE_STATE),
+              (recorder.C_SYS_MODULES, sys.modules), (recorder.C_LOGGING_NAME, _LOGGING),
+              (recorder.C_TRUE, True))
+    if threads._FAST_ENV:
+        named += ((recorder.C_ENV_DATA, threads._ENV_DATA),)
     _name(words, named)
+    words[recorder.C_COUNTS_AT] = _steps.COUNTS.data.ctypes.data
     words[recorder.C_FUSE_MAX] = _fusion.largest()
     words[recorder.C_FUSED] = _fusion.COUNT.ctypes.data
-    return words, (common[1], named, _fusion.COUNT)
+    return words, (common[1], named, _fusion.COUNT, _steps.COUNTS.data)
 
 
 def _name(words: list, named: tuple) -> None:

@@ -27,10 +27,13 @@ a machine whose building blocks are not compiled yet.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import weakref
 from collections import deque
 from typing import Callable, Optional
+
+import numpy as np
 
 from . import _live
 from .backend import ir, library, threads
@@ -47,15 +50,32 @@ _VIEW = VIEW
 PROGRAMS.clear_listeners.append(_SEEN.clear)  # a structure is new again once forgotten
 
 
+def _counter(i: int, doc: str) -> property:
+    def get(self) -> int:
+        return int(self.data[i])
+
+    def put(self, value: int) -> None:
+        self.data[i] = value
+    return property(get, put, doc=doc)
+
+
 class Counts:
-    """Evaluations in steps, and the steps they ran."""
+    """Evaluations in steps, and the steps they ran: in an array the native steps add
+    to (``data``)."""
+
+    __slots__ = ("data",)
 
     def __init__(self) -> None:
-        self.evaluations = self.steps = 0
+        self.data = np.zeros(2, dtype=np.int64)
+
+    evaluations = _counter(0, "evaluations in steps")
+    steps = _counter(1, "the steps they ran")
 
 
 COUNTS = Counts()
-# cb((graph key, outputs), node count) for each evaluation in steps (lazyarray/_diagnostics.py)
+# cb((graph key, outputs), node count) for each evaluation in steps (lazyarray/_diagnostics.py);
+# for one found without a walk, the key is a function giving it, and the listeners are told
+# only while the logging package is imported (they log: the native steps ask no more)
 LISTENERS: list = []
 _local = threading.local()
 
@@ -429,7 +449,7 @@ def first_step(root, count: int) -> None:
     """An evaluation of ``root`` without the walk runs its first step (of ``count``
     computed nodes): counted and announced, the structure walked only for a listener
     that wants it (the native steps call this too)."""
-    if LISTENERS:  # (the structure is walked only for a listener that wants it)
+    if LISTENERS and "logging" in sys.modules:  # (walked only for a listener that wants it)
         _counted(lambda: _key(root), count)
     else:
         COUNTS.evaluations += 1

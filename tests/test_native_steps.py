@@ -355,3 +355,64 @@ def test_a_long_graph_of_views_with_one_step_left_after_the_made_ones():
     got = float(xp.sum(v * 1.5))
     assert info().step_evaluations == before.step_evaluations + 1
     assert got == pytest.approx(float(np.sum(x * 0.1234567 * 1.5)), rel=1e-12)
+
+
+QUIET = r"""
+import json, sys
+import numpy as np
+import lazyarray as xp
+from lazyarray import _recording, _steps
+from lazyarray.backend import library
+library._bundle(queue=False)
+ok = _recording.load_now() and library.bundle_loaded()
+calls = []
+_steps.LISTENERS.append(lambda key, count: calls.append(count))
+x = np.linspace(0.5, 1.5, 100)
+a = xp.asarray(x)
+float(xp.sum(xp.sin(a - 0.5) * a + 0.25))  # (the process's first evaluation takes the walk)
+
+
+python_calls = []
+
+
+def profile(frame, event, arg):
+    if event == "call" and frame.f_code.co_name in ("first_step", "enabled"):
+        python_calls.append(frame.f_code.co_name)
+
+
+def counted(graph):
+    before = xp.compile_cache_info().step_evaluations
+    y = graph()
+    sys.setprofile(profile)
+    value = float(y)
+    sys.setprofile(None)
+    return value, xp.compile_cache_info().step_evaluations - before
+
+
+quiet = [counted(lambda: xp.sum(a * 1.5 + 0.25)), counted(lambda: xp.sum((a - 0.5) * a)),
+         counted(lambda: xp.sum(xp.sin(a) * 2.0 + a))]
+logging_before = "logging" in sys.modules
+import logging  # noqa: E402 - from now on a listener may be listening
+told = counted(lambda: xp.sum(xp.cos(a) * 3.0 - a))
+print(json.dumps([ok, logging_before, quiet, told, calls, python_calls]))
+"""
+
+
+def test_first_steps_are_counted_natively_without_the_logging_package():
+    """Without the logging package nobody can listen to a first step: the native steps
+    count it without a Python call (and know that steps are on without one); once it is
+    imported, the listeners are told."""
+    import json
+    import subprocess
+    out = subprocess.run([sys.executable, "-c", QUIET], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    ok, logging_before, quiet, told, calls, python_calls = json.loads(
+        out.strip().splitlines()[-1])
+    assert ok and not logging_before
+    assert python_calls == ["first_step"]  # (the last evaluation's, logging imported)
+    x = np.linspace(0.5, 1.5, 100)
+    expected = [np.sum(x * 1.5 + 0.25), np.sum((x - 0.5) * x), np.sum(np.sin(x) * 2.0 + x)]
+    assert [n for _, n in quiet] == [1, 1, 1]
+    assert [v for v, _ in quiet] == pytest.approx(expected, rel=1e-13)
+    assert told[1] == 1 and told[0] == pytest.approx(np.sum(np.cos(x) * 3.0 - x), rel=1e-13)
+    assert len(calls) == 1 and calls[0] >= 2
