@@ -198,6 +198,75 @@ none:
   ret ptr null
 }
 
+; ---- a scalar leaf's signature (its dtype's leaf id, (%v,), NEVER) for the dtype
+; entry %e: new reference, NULL on error.  Remembered by the identity of %v and %e
+; (direct-mapped; an entry holds %v and the signature, so no address is reused while it is
+; cached) until the ids are cleared: a literal in a loop (`v * 0.75`) is the same float
+; object on every call, and its signature, a tuple of immutable values, serves every node
+; of it (two tuples fewer made and freed an op)
+@lz_scalarcache = internal global [$SCALARCACHE$ x [4 x ptr]] zeroinitializer
+
+define internal ptr @lz_scalar_sig(ptr %ctx, ptr %v, ptr %e) {
+entry:
+  %a = ptrtoint ptr %v to i64
+  %b = ptrtoint ptr %e to i64
+  %h1 = mul i64 %a, -7046029254386353131
+  %h2 = xor i64 %h1, %b
+  %h3 = mul i64 %h2, -7046029254386353131
+  %h4 = lshr i64 %h3, 40
+  %slot = and i64 %h4, $SCALARCACHE_MASK$
+  %c = getelementptr [$SCALARCACHE$ x [4 x ptr]], ptr @lz_scalarcache, i64 0, i64 %slot
+  %c1 = getelementptr ptr, ptr %c, i64 1
+  %c2 = getelementptr ptr, ptr %c, i64 2
+  %c3 = getelementptr ptr, ptr %c, i64 3
+  %cv = load ptr, ptr %c
+  %ce = load ptr, ptr %c1
+  %cg = load i64, ptr %c2
+  %gen = call i64 @lz_ids_gen(ptr %ctx)
+  %mv = icmp eq ptr %cv, %v
+  %me = icmp eq ptr %ce, %e
+  %mg = icmp eq i64 %cg, %gen
+  %mve = and i1 %mv, %me
+  %hit = and i1 %mve, %mg
+  br i1 %hit, label %cached, label %make
+cached:
+  %cs = load ptr, ptr %c3
+  call void @Py_IncRef(ptr %cs)
+  ret ptr %cs
+make:
+  %leaves = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %v)
+  %nol = icmp eq ptr %leaves, null
+  br i1 %nol, label %no, label %sig
+sig:
+  %sp = getelementptr i64, ptr %e, i64 1
+  %sid = load ptr, ptr %sp
+  %never = call ptr @w(ptr %ctx, i64 $C_NEVER$)
+  %s = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %sid, ptr %leaves, ptr %never)
+  call void @Py_DecRef(ptr %leaves)
+  %nos = icmp eq ptr %s, null
+  br i1 %nos, label %no, label %keep
+keep:
+  ; (the entry replaced first, then the old one released: freeing a float and a tuple
+  ; of ints runs no Python code)
+  %os = load ptr, ptr %c3
+  call void @Py_IncRef(ptr %v)
+  call void @Py_IncRef(ptr %s)
+  store ptr %v, ptr %c
+  store ptr %e, ptr %c1
+  store i64 %gen, ptr %c2
+  store ptr %s, ptr %c3
+  %had = icmp ne ptr %cv, null
+  br i1 %had, label %release, label %done
+release:
+  call void @Py_DecRef(ptr %cv)
+  call void @Py_DecRef(ptr %os)
+  br label %done
+done:
+  ret ptr %s
+no:
+  ret ptr null
+}
+
 ; ---- a scalar leaf for Python float or int %v beside an array of dtype %d, as
 ; _elementwise._scalar_fast makes it; NULL when it does not (an error only if set)
 define internal ptr @lz_scalar(ptr %ctx, ptr %v, ptr %d) {
@@ -246,15 +315,7 @@ check:
   %out = or i1 %below, %above
   br i1 %out, label %no, label %make
 make:
-  %leaves = call ptr (i64, ...) @PyTuple_Pack(i64 1, ptr %v)
-  %nol = icmp eq ptr %leaves, null
-  br i1 %nol, label %no, label %sig
-sig:
-  %sp = getelementptr i64, ptr %e, i64 1
-  %sid = load ptr, ptr %sp
-  %never = call ptr @w(ptr %ctx, i64 $C_NEVER$)
-  %s = call ptr (i64, ...) @PyTuple_Pack(i64 3, ptr %sid, ptr %leaves, ptr %never)
-  call void @Py_DecRef(ptr %leaves)
+  %s = call ptr @lz_scalar_sig(ptr %ctx, ptr %v, ptr %e)
   %nos = icmp eq ptr %s, null
   br i1 %nos, label %no, label %node
 node:

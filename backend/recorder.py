@@ -48,6 +48,8 @@ IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fu
                                                             "manipulation.ll", "jit.ll"))
 IDCACHE = 1024  # entries of the structure-id cache (recorder.ll's lz_cached_id)
 IDCACHE_MASK = IDCACHE - 1
+SCALARCACHE = 256  # entries of recorder.ll's cache of scalar leaves' signatures
+SCALARCACHE_MASK = SCALARCACHE - 1
 FUSECACHE = 256  # entries of fuse.ll's cache of the fused table's entries
 FUSECACHE_MASK = FUSECACHE - 1
 PSET_STACK = 64  # slots of a walk's set of nodes done kept on the stack (steps.ll's %pset)

@@ -132,13 +132,19 @@ def test_native_recording_keeps_no_references():
     x = xp.asarray(np.ones(16))
     f = 0.123456
     refs = sys.getrefcount(x), sys.getrefcount(f), sys.getrefcount(x._node)
-    for _ in range(1000):
-        y = (2.5 - (x * f + x)) / 3
-        y = -y < x
-    del y
-    gc.collect()
-    xp.evaluate(x * 1.0)  # empties the recent-arrays list
-    assert (sys.getrefcount(x), sys.getrefcount(f), sys.getrefcount(x._node)) == refs
+    counts = []
+    for _ in range(2):
+        for _ in range(1000):
+            y = (2.5 - (x * f + x)) / 3
+            y = -y < x
+        del y
+        gc.collect()
+        xp.evaluate(x * 1.0)  # empties the recent-arrays list
+        counts.append((sys.getrefcount(x), sys.getrefcount(f), sys.getrefcount(x._node)))
+    assert counts[0] == counts[1]
+    assert (counts[0][0], counts[0][2]) == (refs[0], refs[2])
+    # at most the scalar-signature cache's entry: f and its signature's (f,)
+    assert refs[1] <= counts[0][1] <= refs[1] + 2
     before = sum(1 for o in gc.get_objects() if type(o) is ir.Node)
     for _ in range(2000):
         y = x * f + 1
@@ -978,3 +984,23 @@ def test_cached_structure_parts_name_one_structure_each():
         by_id.setdefault(s, set()).add((k, v.shape, repr(v._node.arg)))
     assert all(len(v) == 1 for v in by_id.values())
     np.testing.assert_array_equal(np.asarray(ops[0](9)), np.arange(64.0)[2:63])
+
+
+def test_scalar_signatures_are_shared_until_the_ids_are_cleared():
+    """A literal's signature is remembered by the float object: the same tuple for every
+    node of it, what the Python recording gives, before and after the ids are cleared."""
+    x = xp.asarray(np.ones(8))
+    f, g = 0.75, 7
+
+    def scalar(y):
+        (leaf,) = [s for s in y._node.srcs if s.op is ir.Op.SCALAR]
+        return leaf.sig
+
+    first = scalar(x * f)
+    assert scalar(x * f) is first and scalar(x + f) is first
+    assert first == ir.Node(ir.Op.SCALAR, xp.float64, (), value=f).sig
+    ir.clear_ids()
+    second = scalar(x * f)
+    assert second == ir.Node(ir.Op.SCALAR, xp.float64, (), value=f).sig
+    i = xp.asarray(np.arange(8))
+    assert scalar(i * g) == ir.Node(ir.Op.SCALAR, xp.int64, (), value=g).sig
