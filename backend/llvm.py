@@ -264,7 +264,7 @@ def _features(host: str) -> str:
     extra = os.environ.get("LAZYARRAY_CPU_FEATURES", "").strip().strip(",")
     if extra:  # later entries win in LLVM's feature string
         host += "," + extra
-    if "+avx512f" not in enabled_features(host) and "-prefer-256-bit" in host:
+    if "avx512f" not in enabled_features(host) and "-prefer-256-bit" in host:
         host = host.replace(",-prefer-256-bit", "")
     return host
 

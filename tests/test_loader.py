@@ -1013,3 +1013,18 @@ def test_new_process_without_llvm(big, tmp_path):
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                          check=True)
     print(f"\nfirst load in a new process: {out.stdout.strip()} ms")
+
+
+def test_the_cpu_features_switch(monkeypatch):
+    """512-bit vectors preferred where AVX-512 is on; ``LAZYARRAY_CPU_FEATURES`` appended
+    (``-avx512f``: no AVX-512, nor the preference that only it needs)."""
+    from lazyarray.backend import llvm
+    monkeypatch.delenv("LAZYARRAY_PREFER_256", raising=False)
+    monkeypatch.delenv("LAZYARRAY_CPU_FEATURES", raising=False)
+    host = "+avx2,+avx512f,+fma,-xop"
+    assert llvm._features(host) == host + ",-prefer-256-bit"
+    assert llvm.enabled_features(llvm._features(host)) == {"avx2", "avx512f", "fma"}
+    monkeypatch.setenv("LAZYARRAY_CPU_FEATURES", "-avx512f")
+    assert llvm._features(host) == host + ",-avx512f"
+    assert llvm.enabled_features(llvm._features(host)) == {"avx2", "fma"}
+    assert llvm._features("+avx2,+fma") == "+avx2,+fma,-avx512f"
