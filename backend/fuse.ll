@@ -289,14 +289,11 @@ entry:
   %a = ptrtoint ptr %op to i64
   %b = ptrtoint ptr %dt to i64
   %c = ptrtoint ptr %sdt to i64
-  %b3 = mul i64 %b, 3
-  %c7 = mul i64 %c, 7
-  %x = xor i64 %a, %b3
-  %y = xor i64 %x, %c7
-  %h0 = lshr i64 %y, 4
-  %h1 = mul i64 %h0, -7046029254386353131
-  %h2 = lshr i64 %h1, 40
-  %at = and i64 %h2, $FUSECACHE_MASK$
+  %h1 = mul i64 %a, -7046029254386353131
+  %h2 = xor i64 %h1, %b
+  %h3 = mul i64 %h2, -7046029254386353131
+  %h4 = xor i64 %h3, %c
+  %at = call i64 @lz_slot(i64 %h4, i64 $FUSECACHE_MASK$)
   %p = getelementptr [$FUSECACHE$ x [4 x ptr]], ptr @lz_fusecache, i64 0, i64 %at
   ret ptr %p
 }

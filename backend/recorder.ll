@@ -212,9 +212,7 @@ entry:
   %b = ptrtoint ptr %e to i64
   %h1 = mul i64 %a, -7046029254386353131
   %h2 = xor i64 %h1, %b
-  %h3 = mul i64 %h2, -7046029254386353131
-  %h4 = lshr i64 %h3, 40
-  %slot = and i64 %h4, $SCALARCACHE_MASK$
+  %slot = call i64 @lz_slot(i64 %h2, i64 $SCALARCACHE_MASK$)
   %c = getelementptr [$SCALARCACHE$ x [4 x ptr]], ptr @lz_scalarcache, i64 0, i64 %slot
   %c1 = getelementptr ptr, ptr %c, i64 1
   %c2 = getelementptr ptr, ptr %c, i64 2
@@ -385,11 +383,12 @@ define internal i64 @lz_ids_gen(ptr %ctx) {
   ret i64 %gen
 }
 
-; ---- the entry of a structure-id cache (lz_cached_id's, lz_sid's) for hash %h
-define internal i64 @lz_slot(i64 %h) {
+; ---- the entry for hash %h of a direct-mapped cache of %mask + 1 entries (the
+; structure-id caches, lz_cached_id's and lz_sid's; lz_scalar_sig's; lz_fuse_slot's)
+define internal i64 @lz_slot(i64 %h, i64 %mask) {
   %m = mul i64 %h, -7046029254386353131
   %s = lshr i64 %m, 40
-  %slot = and i64 %s, $IDCACHE_MASK$
+  %slot = and i64 %s, %mask
   ret i64 %slot
 }
 
@@ -416,7 +415,7 @@ entry:
   %h4 = xor i64 %h3, %c
   %h5 = mul i64 %h4, -7046029254386353131
   %h6 = xor i64 %h5, %d
-  %slot = call i64 @lz_slot(i64 %h6)
+  %slot = call i64 @lz_slot(i64 %h6, i64 $IDCACHE_MASK$)
   %e = getelementptr [$IDCACHE$ x [6 x ptr]], ptr @lz_idcache, i64 0, i64 %slot
   %e5 = getelementptr ptr, ptr %e, i64 5
   %gen = call i64 @lz_ids_gen(ptr %ctx)

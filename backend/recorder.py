@@ -88,11 +88,11 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # a known structure's program run by materialize (MATERIALIZE, backend/known.ll): the
  # caches (PROGRAMS) and the name "by_signature", _live's RECENT, its clear method and
  # STATES, the Exception type; a new structure's steps from there: _steps.enabled, _MET,
- # _live._marked, _steps._local and "depth", _steps.COUNTS and "steps", _SEEN_MAX,
+ # _live._marked, _steps._local and "depth", _SEEN_MAX,
  # _program._settled, materialize's default what, _steps' namespace, "NATIVE" and the
  # native steps function
  C_PROGRAMS, C_BY_SIG_NAME, C_RECENT, C_RECENT_CLEAR, C_STATES, C_EXCEPTION,
- C_ENABLED, C_MET, C_MARKED, C_LOCAL, C_DEPTH_NAME, C_COUNTS, C_STEPS_NAME, C_SETTLED,
+ C_ENABLED, C_MET, C_MARKED, C_LOCAL, C_DEPTH_NAME, C_SETTLED,
  C_WHAT, C_STEPS_DICT, C_NATIVE_NAME, C_NATIVE_FN,
  # matrix products natively (MATMUL, backend/record.ll): Op.MATMUL, the numeric dtypes
  # (a frozenset)
@@ -123,7 +123,7 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # of _steps.COUNTS' counters
  C_ENV_DATA, C_ENV_STEPS, C_ENV_TIER, C_LIB_DICT, C_BUNDLE_NAME, C_SYS_MODULES,
  C_LOGGING_NAME, C_COUNTS_AT,
- C_WORDS) = range(130)
+ C_WORDS) = range(128)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the

@@ -381,7 +381,7 @@ define internal ptr @lz_sid(ptr %ctx, ptr %part) {
 entry:
   %h = call i64 @lz_shash(ptr %ctx, ptr %part, i64 3)
   %gen = call i64 @lz_ids_gen(ptr %ctx)
-  %slot = call i64 @lz_slot(i64 %h)
+  %slot = call i64 @lz_slot(i64 %h, i64 $IDCACHE_MASK$)
   %e = getelementptr [$IDCACHE$ x [4 x i64]], ptr @lz_sidcache, i64 0, i64 %slot
   %e1 = getelementptr i64, ptr %e, i64 1
   %e2 = getelementptr i64, ptr %e, i64 2

@@ -337,7 +337,6 @@ def _materialize(rec, steps: tuple) -> None:
              (recorder.C_EXCEPTION, Exception), (recorder.C_ENABLED, _steps.enabled),
              (recorder.C_MET, _steps._MET), (recorder.C_MARKED, _live._marked),
              (recorder.C_LOCAL, _steps._local), (recorder.C_DEPTH_NAME, _DEPTH),
-             (recorder.C_COUNTS, _steps.COUNTS), (recorder.C_STEPS_NAME, _STEPS),
              (recorder.C_SETTLED, _program._settled),
              (recorder.C_WHAT, python.__defaults__[0]), (recorder.C_STEPS_DICT, vars(_steps)),
              (recorder.C_NATIVE_NAME, _NATIVE), (recorder.C_NATIVE_FN, _steps.NATIVE))
@@ -383,7 +382,7 @@ def _scalar_reads(rec, common, materialize) -> list:
 _VIEW = sys.intern("view")  # the ndarray method lz_array calls (names compare by address)
 
 
-_BY_SIGNATURE, _DEPTH, _STEPS, _NATIVE = "by_signature", "depth", "steps", "NATIVE"
+_BY_SIGNATURE, _DEPTH, _NATIVE = "by_signature", "depth", "NATIVE"
 _BUNDLE_STATE, _LOGGING = "_bundle_state", "logging"
 _ENV_STEPS, _ENV_TIER = (os.fsencode(n) for n in _steps._SWITCHES)  # os.environ's own keys
 

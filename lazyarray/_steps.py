@@ -447,8 +447,9 @@ def direct(runner, inputs: list, scalars: list, dtypes: list,
 
 def first_step(root, count: int) -> None:
     """An evaluation of ``root`` without the walk runs its first step (of ``count``
-    computed nodes): counted and announced, the structure walked only for a listener
-    that wants it (the native steps call this too)."""
+    computed nodes): counted, and announced while the logging package is imported, the
+    structure walked only for a listener that wants it (the native steps call this
+    then; otherwise they count it themselves)."""
     if LISTENERS and "logging" in sys.modules:  # (walked only for a listener that wants it)
         _counted(lambda: _key(root), count)
     else:
