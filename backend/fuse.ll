@@ -656,15 +656,13 @@ done:
   ret i64 %count
 }
 
-; a block register of the scalar leaf %s (lz_scalar_bits takes it), filled with it
-define internal void @lz_fill(ptr %ctx, ptr %s, ptr %reg) {
+; a block register filled with a scalar's bits (%width 4: a float32's, else 8 bytes)
+define internal void @lz_fill(ptr %reg, i64 %b64, i64 %width) {
 entry:
-  %bits = alloca [2 x i64]
-  %width = call i64 @lz_scalar_bits(ptr %ctx, ptr %s, ptr %bits)
   %w4 = icmp eq i64 %width, 4
-  br i1 %w4, label %single, label %wide
+  br i1 %w4, label %single, label %loop
 single:
-  %b32 = load i32, ptr %bits
+  %b32 = trunc i64 %b64 to i32
   br label %loop32
 loop32:
   %j = phi i64 [0, %single], [%j1, %body32]
@@ -675,11 +673,8 @@ body32:
   store i32 %b32, ptr %at32
   %j1 = add i64 %j, 1
   br label %loop32
-wide:
-  %b64 = load i64, ptr %bits
-  br label %loop
 loop:
-  %i = phi i64 [0, %wide], [%i1, %body]
+  %i = phi i64 [0, %entry], [%i1, %body]
   %more = icmp slt i64 %i, $FUSE_BLOCK$
   br i1 %more, label %body, label %done
 body:
@@ -691,9 +686,82 @@ done:
   ret void
 }
 
+; the block register of the scalar leaf %s (lz_scalar_bits takes it): one per distinct
+; scalar in a region (a chain's repeated literal fills one), found in %scal's rows of
+; (bits, width, register), %nscal of them
+define internal ptr @lz_scalar_reg(ptr %ctx, ptr %s, ptr %scal, ptr %nscal, ptr %regs, ptr %nextreg) {
+entry:
+  %bits = alloca [2 x i64]
+  store [2 x i64] zeroinitializer, ptr %bits
+  %width = call i64 @lz_scalar_bits(ptr %ctx, ptr %s, ptr %bits)
+  %key = load i64, ptr %bits
+  %n = load i64, ptr %nscal
+  br label %search
+search:
+  %i = phi i64 [0, %entry], [%i1, %differ]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %look, label %new
+look:
+  %row = mul i64 %i, 3
+  %kp = getelementptr i64, ptr %scal, i64 %row
+  %k = load i64, ptr %kp
+  %wp = getelementptr i64, ptr %kp, i64 1
+  %w = load i64, ptr %wp
+  %samek = icmp eq i64 %k, %key
+  %samew = icmp eq i64 %w, %width
+  %same = and i1 %samek, %samew
+  %i1 = add i64 %i, 1
+  br i1 %same, label %found, label %differ
+differ:
+  br label %search
+found:
+  %rp = getelementptr i64, ptr %kp, i64 2
+  %r = load ptr, ptr %rp
+  ret ptr %r
+new:
+  %nr = load i64, ptr %nextreg
+  %nr1 = add i64 %nr, 1
+  store i64 %nr1, ptr %nextreg
+  %off = mul i64 %nr, $FUSE_REG_BYTES$
+  %reg = getelementptr i8, ptr %regs, i64 %off
+  call void @lz_fill(ptr %reg, i64 %key, i64 %width)
+  %nrow = mul i64 %n, 3
+  %np = getelementptr i64, ptr %scal, i64 %nrow
+  store i64 %key, ptr %np
+  %nwp = getelementptr i64, ptr %np, i64 1
+  store i64 %width, ptr %nwp
+  %nrp = getelementptr i64, ptr %np, i64 2
+  store ptr %reg, ptr %nrp
+  %n1 = add i64 %n, 1
+  store i64 %n1, ptr %nscal
+  ret ptr %reg
+}
+
+; a fused source's register free again once its one consumer (at %at, -1: none) is laid
+; out: a later node of the region writes it (the block's instructions run in order)
+define internal void @lz_free_reg(ptr %p, i64 %at, ptr %free, ptr %nfree) {
+entry:
+  %inplan = icmp sge i64 %at, 0
+  br i1 %inplan, label %kind, label %done
+kind:
+  %k = call i64 @pl(ptr %p, i64 $P_KIND$, i64 %at)
+  %fused = icmp eq i64 %k, 1
+  br i1 %fused, label %push, label %done
+push:
+  %r = call ptr @plp(ptr %p, i64 $P_OCC$, i64 %at)
+  %n = load i64, ptr %nfree
+  %slot = getelementptr ptr, ptr %free, i64 %n
+  store ptr %r, ptr %slot
+  %n1 = add i64 %n, 1
+  store i64 %n1, ptr %nfree
+  br label %done
+done:
+  ret void
+}
+
 ; where operand %s of a fused node reads: (base, byte step per element); base null
 ; when a value is not read where it lies (then the walk takes over)
-define internal {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s, i64 %at, i64 %size, ptr %descr, i64 %count, ptr %regs, ptr %nextreg) {
+define internal {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s, i64 %at, i64 %size, ptr %descr, i64 %count, ptr %regs, ptr %nextreg, ptr %scal, ptr %nscal) {
 entry:
   %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
   %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
@@ -703,12 +771,7 @@ entry:
   %iss = icmp eq ptr %op, %scalar
   br i1 %iss, label %scalarreg, label %array
 scalarreg:
-  %k = load i64, ptr %nextreg
-  %k1 = add i64 %k, 1
-  store i64 %k1, ptr %nextreg
-  %off = mul i64 %k, $FUSE_REG_BYTES$
-  %reg = getelementptr i8, ptr %regs, i64 %off
-  call void @lz_fill(ptr %ctx, ptr %s, ptr %reg)
+  %reg = call ptr @lz_scalar_reg(ptr %ctx, ptr %s, ptr %scal, ptr %nscal, ptr %regs, ptr %nextreg)
   %r0 = insertvalue {ptr, i64} undef, ptr %reg, 0
   %r1 = insertvalue {ptr, i64} %r0, i64 0, 1
   ret {ptr, i64} %r1
@@ -751,6 +814,12 @@ entry:
   %ins = alloca [$FUSE_INS$ x i64]  ; per fused node: fn, out, out step, a, a step, b, b step
   %nextreg = alloca i64
   store i64 0, ptr %nextreg
+  %free = alloca [$FUSE_MAX$ x ptr]  ; registers whose node's consumer is laid out
+  %nfree = alloca i64
+  store i64 0, ptr %nfree
+  %scal = alloca [$FUSE_MAX$ x [6 x i64]]  ; lz_scalar_reg's rows, two per node at most
+  %nscal = alloca i64
+  store i64 0, ptr %nscal
   %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
   %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
@@ -801,21 +870,34 @@ tooutput:
   %osize = call i64 @eint(ptr %ctx, ptr %e, i64 2)
   br label %dest
 toregister:
+  %nf = load i64, ptr %nfree
+  %hasfree = icmp sgt i64 %nf, 0
+  br i1 %hasfree, label %reuse, label %newreg
+reuse:
+  %nf1 = sub i64 %nf, 1
+  store i64 %nf1, ptr %nfree
+  %fslot = getelementptr ptr, ptr %free, i64 %nf1
+  %rq = load ptr, ptr %fslot
+  br label %assigned
+newreg:
   %k = load i64, ptr %nextreg
   %k1 = add i64 %k, 1
   store i64 %k1, ptr %nextreg
   %roff = mul i64 %k, $FUSE_REG_BYTES$
-  %rp = getelementptr i8, ptr %regs, i64 %roff
+  %rn = getelementptr i8, ptr %regs, i64 %roff
+  br label %assigned
+assigned:
+  %rp = phi ptr [%rq, %reuse], [%rn, %newreg]
   call void @psp(ptr %p, i64 $P_OCC$, i64 %i, ptr %rp)
   br label %dest
 dest:
-  %dbase = phi ptr [%od0, %tooutput], [%rp, %toregister]
-  %dstep = phi i64 [%osize, %tooutput], [0, %toregister]
+  %dbase = phi ptr [%od0, %tooutput], [%rp, %assigned]
+  %dstep = phi i64 [%osize, %tooutput], [0, %assigned]
   %srcs = call ptr @get(ptr %n, i64 %osr)
   %kk = call i64 @size(ptr %srcs)
   %s0 = call ptr @item(ptr %srcs, i64 0)
   %at0 = call i64 @pl(ptr %p, i64 $P_SRC0$, i64 %i)
-  %a = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s0, i64 %at0, i64 %ssize, ptr %sdescr, i64 %total, ptr %regs, ptr %nextreg)
+  %a = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s0, i64 %at0, i64 %ssize, ptr %sdescr, i64 %total, ptr %regs, ptr %nextreg, ptr %scal, ptr %nscal)
   %abase = extractvalue {ptr, i64} %a, 0
   %astep = extractvalue {ptr, i64} %a, 1
   %noa = icmp eq ptr %abase, null
@@ -826,7 +908,7 @@ second:
 operand1:
   %s1 = call ptr @item(ptr %srcs, i64 1)
   %at1 = call i64 @pl(ptr %p, i64 $P_SRC1$, i64 %i)
-  %b = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s1, i64 %at1, i64 %ssize, ptr %sdescr, i64 %total, ptr %regs, ptr %nextreg)
+  %b = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s1, i64 %at1, i64 %ssize, ptr %sdescr, i64 %total, ptr %regs, ptr %nextreg, ptr %scal, ptr %nscal)
   %bb = extractvalue {ptr, i64} %b, 0
   %bs = extractvalue {ptr, i64} %b, 1
   %nob = icmp eq ptr %bb, null
@@ -834,6 +916,12 @@ operand1:
 store:
   %bbase = phi ptr [null, %second], [%bb, %operand1]
   %bstep = phi i64 [0, %second], [%bs, %operand1]
+  %at1s = phi i64 [-1, %second], [%at1, %operand1]
+  ; (a source read twice, x * x, is released once)
+  call void @lz_free_reg(ptr %p, i64 %at0, ptr %free, ptr %nfree)
+  %twice = icmp eq i64 %at1s, %at0
+  %at1r = select i1 %twice, i64 -1, i64 %at1s
+  call void @lz_free_reg(ptr %p, i64 %at1r, ptr %free, ptr %nfree)
   %w0 = mul i64 %m, 7
   %pi = getelementptr i64, ptr %ins, i64 %w0
   store i64 %fn, ptr %pi

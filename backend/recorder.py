@@ -126,10 +126,10 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  C_WORDS) = range(128)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
-# fused regions: the plan's rows (backend/fuse.ll), the largest graph planned, the
+# fused regions: the plan's rows (backend/fuse.ll), the window planned at a time, the
 # elements of a block, a register's bytes (a block of complex128)
 P_NODE, P_KIND, P_CONS, P_OCC, P_ENT, P_REG, P_SRC0, P_SRC1, P_ROWS = range(9)
-FUSE_MAX = 64
+FUSE_MAX = 64  # nodes of the steps' order planned at a time (a window)
 FUSE_PLAN = P_ROWS * FUSE_MAX
 FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512

@@ -1121,30 +1121,46 @@ run:
   %np = getelementptr %vec, ptr %order, i32 0, i32 1
   %count = load i64, ptr %np
   %data = load ptr, ptr %order
-  ; fused regions (backend/fuse.ll) in a graph of at most C_FUSE_MAX nodes
+  ; fused regions (backend/fuse.ll), planned a window of C_FUSE_MAX nodes at a time (a
+  ; node that a later window reads is held by that window's sources: its region's root)
   %fmax = call i64 @wi(ptr %ctx, i64 $C_FUSE_MAX$)
-  %fits = icmp sle i64 %count, %fmax
-  br i1 %fits, label %planit, label %loop
+  %planning = icmp sgt i64 %fmax, 0
+  br label %loop
+loop:
+  %i = phi i64 [0, %run], [%i1, %next]
+  %base = phi i64 [0, %run], [%b, %next]     ; the planned window: its start, its end
+  %wend = phi i64 [0, %run], [%we, %next]
+  %fused = phi i1 [0, %run], [%fu, %next]
+  %more = icmp slt i64 %i, %count
+  br i1 %more, label %window, label %done
+window:
+  %past = icmp sge i64 %i, %wend
+  %replan = and i1 %past, %planning
+  br i1 %replan, label %planit, label %body
 planit:
-  %pst = call i32 @lz_fuse_plan(ptr %ctx, ptr %data, i64 %count, ptr %root, ptr %plan)
+  %left = sub i64 %count, %i
+  %short = icmp slt i64 %left, %fmax
+  %wcount = select i1 %short, i64 %left, i64 %fmax
+  %wdata = getelementptr ptr, ptr %data, i64 %i
+  %pst = call i32 @lz_fuse_plan(ptr %ctx, ptr %wdata, i64 %wcount, ptr %root, ptr %plan)
   %perr = icmp slt i32 %pst, 0
   br i1 %perr, label %fail, label %planned
 planned:
   %some = icmp sgt i32 %pst, 0
-  br label %loop
-loop:
-  %i = phi i64 [0, %run], [0, %planned], [%i1, %next]
-  %fused = phi i1 [0, %run], [%some, %planned], [%fused, %next]
-  %more = icmp slt i64 %i, %count
-  br i1 %more, label %body, label %done
+  %wend1 = add i64 %i, %wcount
+  br label %body
 body:
+  %b = phi i64 [%base, %window], [%i, %planned]
+  %we = phi i64 [%wend, %window], [%wend1, %planned]
+  %fu = phi i1 [%fused, %window], [%some, %planned]
   ; taken from the order (no value outlives its readers)
   %slot = getelementptr ptr, ptr %data, i64 %i
   %n = load ptr, ptr %slot
   store ptr null, ptr %slot
-  br i1 %fused, label %fusedkind, label %plainnode
+  br i1 %fu, label %fusedkind, label %plainnode
 fusedkind:
-  %kind = call i64 @pl(ptr %plan, i64 $P_KIND$, i64 %i)
+  %rel = sub i64 %i, %b  ; (its position in the window's plan)
+  %kind = call i64 @pl(ptr %plan, i64 $P_KIND$, i64 %rel)
   switch i64 %kind, label %plainnode [i64 1, label %keep
                                       i64 2, label %region]
 keep:
@@ -1160,7 +1176,7 @@ announcer:
   %ann = call i1 @lz_announce(ptr %ctx, ptr %root, i64 %count)
   br i1 %ann, label %runregion, label %failnode
 runregion:
-  %rr = call i32 @lz_region(ptr %ctx, ptr %plan, i64 %i)
+  %rr = call i32 @lz_region(ptr %ctx, ptr %plan, i64 %rel)
   %rerr = icmp slt i32 %rr, 0
   br i1 %rerr, label %failnode, label %regionran
 regionran:

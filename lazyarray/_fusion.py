@@ -7,8 +7,8 @@ share one dtype and are arrays of its own shape (or leading-axis slices of value
 float64, float32 or int64 scalars, runs together with the fused nodes only it reads,
 block by block on the building blocks (one call per op per block, the intermediates in
 cache-sized registers, as the interpreter runs a kernel), and only the region's root
-gets a value.  No program is looked up, planned or made for it, so an op never seen
-before runs at once too.  A node that something outside the graph holds (an Array in a
+gets a value.  Regions are planned ``FUSE_MAX`` nodes of the order at a time.  No program
+is looked up, planned or made for it, so an op never seen before runs at once too.  A node that something outside the graph holds (an Array in a
 variable) is a region's root: it gets its value, as every step's node does.
 
 ``LAZYARRAY_FUSE=0`` (or false, no, off) at import turns fused regions off (the steps
@@ -39,7 +39,8 @@ def enabled() -> bool:
 
 
 def largest() -> int:
-    """The largest graph (computed nodes, views included) whose regions are planned."""
+    """How many nodes of the steps' order (computed nodes, views included) the native code
+    plans regions for at a time: a longer graph is planned window by window."""
     return FUSE_MAX if enabled() else 0
 
 
@@ -64,8 +65,8 @@ def fused_count() -> int:
 
 
 def set_largest(count: int) -> int:
-    """Plan fused regions in graphs of at most ``count`` nodes from now on (0: none; at
-    most ``FUSE_MAX``); returns the previous bound (for tests that compare)."""
+    """Plan fused regions ``count`` nodes at a time from now on (0: none; at most
+    ``FUSE_MAX``); returns the previous window (for tests that compare)."""
     if not CONTEXTS:
         return 0
     before = int(CONTEXTS[0][C_FUSE_MAX])

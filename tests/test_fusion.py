@@ -189,7 +189,7 @@ def test_zero_d_and_shapes_of_several_axes():
         assert np.array_equal(got, whole(make))
 
 
-def test_large_graphs_and_the_switch_leave_regions_out():
+def test_large_graphs_are_planned_a_window_at_a_time_and_the_switch_leaves_regions_out():
     a = xp.asarray(np.linspace(0, 1, 100))
 
     def chain(k):
@@ -197,16 +197,54 @@ def test_large_graphs_and_the_switch_leave_regions_out():
         for _ in range(k):
             v = v * 1.0000001 + 1e-9
         return v
-    _, count, _ = fused(lambda: chain(_fusion.FUSE_MAX))  # 128 nodes: more than a plan holds
-    assert count == 0
+    # 128 nodes, more than a plan holds: two windows, the first one's last node a root
+    got, count, _ = fused(lambda: chain(_fusion.FUSE_MAX))
+    assert count == 2 * _fusion.FUSE_MAX
+    assert np.array_equal(got, whole(lambda: chain(_fusion.FUSE_MAX)))
     before = _fusion.set_largest(0)
     try:
         _, count, _ = fused(lambda: chain(3))
     finally:
         _fusion.set_largest(before)
     assert count == 0
-    _, count, _ = fused(lambda: chain(3))
-    assert count == 6
+    # (chain(3) without regions was planned whole: a known structure now, so another)
+    _, count, _ = fused(lambda: chain(4))
+    assert count == 8
+
+
+def test_a_node_that_a_later_window_reads_gets_its_value():
+    """A node read in its own window and again windows later is its region's root (the
+    later reader's sources hold it): the later region reads its value."""
+    a = xp.asarray(np.linspace(0.5, 1.5, 300))
+
+    def make():
+        t = xp.sin(a) * 2.0
+        v = t
+        for _ in range(200):
+            v = v * 0.999 + 0.001
+        r = v - t  # t: read at the start and, 400 nodes later, here
+        del t
+        return r
+    got, count, _ = fused(make)
+    assert count >= 400
+    assert np.array_equal(got, whole(make))
+
+
+def test_registers_are_reused_once_their_reader_ran():
+    """Intermediates live at once (a tree's branches), a source read twice (x * x) and
+    one literal repeated in a region: the reused and shared registers give the whole
+    program's bits."""
+    x = np.linspace(-2.0, 2.0, 1500)  # three blocks, the last one short
+    a = xp.asarray(x)
+    f = xp.asarray(x.astype(np.float32))
+    makes = (lambda: ((a * 2.0 + a * 3.0) * (a * 4.0 - a * 5.0)) / ((a + 1.5) * (a - 2.5) + 9.0),
+             lambda: (lambda y: y * y + y)(xp.tanh(a) * 0.5) * 0.5 - 0.5,
+             lambda: (f * 0.25 + 0.25) * (f * 0.25 - 0.25) + 0.25,
+             lambda: xp.exp(xp.sin(a) * 3.0) * (xp.cos(a) * 3.0))
+    for make in makes:
+        got, count, _ = fused(make)
+        assert count >= 5
+        assert np.array_equal(got, whole(make)), make
 
 
 @pytest.mark.parametrize("switch", ["0", "1"])
@@ -331,12 +369,13 @@ print(json.dumps([after.step_evaluations - before.step_evaluations,
 
 def test_a_long_graph_priced_dearer_than_a_plan_is_planned_whole():
     """A new process's escape-time loop (a graph of more than a window whose first steps'
-    one-op programs are all new) is priced once, natively, found dearer than a plan, and
-    planned whole: one program, no step.  (The walk used to price it again and find the
+    one-op programs are all new) is priced once, found dearer than a plan, and planned
+    whole: one program, no one-op program.  (The walk used to price it again and find the
     one-op programs that the first pricing had noted as wanted "known": it then made them
-    one by one, 10-15 ms where the plan takes 2-4.)"""
+    one by one, 10-15 ms where the plan takes 2-4.)  The fused regions of its first window
+    may run first (one evaluation in steps, no program); the plan takes the rest."""
     out = subprocess.run([sys.executable, "-c", _PRICED], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
     steps, programs, same = json.loads(out.stdout.strip().splitlines()[-1])
-    assert same and steps == 0 and programs == 1, (steps, programs)
+    assert same and steps <= 1 and programs == 1, (steps, programs)
