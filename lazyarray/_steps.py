@@ -104,6 +104,10 @@ _SWITCHES = ("LAZYARRAY_STEPS", "LAZYARRAY_TIER")
 # one-op program is known by signature costs about 3, one planned now about 175; a whole
 # program about 175 plus 10 a node.
 KNOWN_COST, NEW_COST, PLAN_COST, NODE_COST = 3, 175, 175, 10
+# One-op programs that graphs planned whole wanted before count as known: made now, they
+# serve the graphs after.  At most WANTED_MAX of them a graph: beyond, each is priced as
+# new (a scikit-learn fit's second graph of 58 nodes made 20, 9 ms where its plan took 2).
+WANTED_MAX = 8
 _WANTED: set = set()  # predicted one-op signatures that graphs planned whole wanted
 PROGRAMS.clear_listeners.append(_WANTED.clear)
 
@@ -143,7 +147,8 @@ def _cheaper(steps: list, roots: set, fast: dict) -> bool:
     made = set(new)  # a one-op program made for one step serves its repeats (a chain's)
     made.discard(None)
     planned = sum(1 for i in new if i is None) + sum(1 for i in made if i not in _WANTED)
-    cost = NEW_COST * planned + KNOWN_COST * (len(steps) - planned)
+    over = max(0, sum(1 for i in made if i in _WANTED) - WANTED_MAX)
+    cost = NEW_COST * (planned + over) + KNOWN_COST * (len(steps) - planned - over)
     if cost <= PLAN_COST + NODE_COST * len(steps):
         return True
     if len(_WANTED) >= _SEEN_MAX:

@@ -234,6 +234,33 @@ def test_steps_by_cost_and_recurring_ops_are_learned():
     assert misses[0] == 1 and misses[1] >= 1 and misses[2] <= 1
 
 
+@pytest.mark.parametrize("cap", ["capped", "uncapped"])
+def test_steps_by_cost_learn_at_most_a_few_recurring_ops_a_graph(cap, monkeypatch):
+    """A graph met again whose ops are many recurring ones (more than ``WANTED_MAX``) is
+    planned whole: making every one-op program now would cost several plans.  (Without
+    the cap, its second graph runs in steps and makes them all.)"""
+    if cap == "uncapped":
+        monkeypatch.setattr(_steps, "WANTED_MAX", 1000)
+    # (each its own structure and shapes: a last op, 44 or 46 elements)
+    tail, n = {"capped": (xp.floor, 44), "uncapped": (xp.round, 46)}[cap]
+    a = xp.asarray(np.linspace(0.25, 0.75, n))
+
+    def graph():  # 14 ops whose one-op programs this process has not made
+        v = xp.atan(xp.sinh(xp.log1p(xp.cosh(xp.asinh(xp.expm1(a))))))
+        v = xp.trunc(xp.square(xp.log2(xp.sqrt(v))) * 7.0)
+        return xp.sum(tail(xp.ceil(v) * 0.5) - xp.sign(a))
+    counts = [info()]
+    for last in (lambda g: g, lambda g: g * 2.0):
+        float(last(graph()))
+        counts.append(info())
+    steps = [b.step_evaluations - a.step_evaluations for a, b in zip(counts, counts[1:])]
+    misses = [b.misses - a.misses for a, b in zip(counts, counts[1:])]
+    if cap == "capped":
+        assert steps == [0, 0] and misses == [1, 1]
+    else:
+        assert steps == [0, 1] and misses[0] == 1 and misses[1] >= 1  # (some may exist)
+
+
 def test_a_long_chain_predicts_one_window_not_every_step(monkeypatch):
     monkeypatch.setattr(_steps, "NEW_COST", 175)  # the real rule: predicted, and cheaper
     predicted = []
