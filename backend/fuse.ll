@@ -287,12 +287,8 @@ no:
 define internal ptr @lz_fuse_slot(ptr %op, ptr %dt, ptr %sdt) {
 entry:
   %a = ptrtoint ptr %op to i64
-  %b = ptrtoint ptr %dt to i64
-  %c = ptrtoint ptr %sdt to i64
-  %h1 = mul i64 %a, -7046029254386353131
-  %h2 = xor i64 %h1, %b
-  %h3 = mul i64 %h2, -7046029254386353131
-  %h4 = xor i64 %h3, %c
+  %h2 = call i64 @lz_mix(i64 %a, ptr %dt)
+  %h4 = call i64 @lz_mix(i64 %h2, ptr %sdt)
   %at = call i64 @lz_slot(i64 %h4, i64 $FUSECACHE_MASK$)
   %p = getelementptr [$FUSECACHE$ x [4 x ptr]], ptr @lz_fusecache, i64 0, i64 %at
   ret ptr %p
@@ -686,6 +682,17 @@ done:
   ret void
 }
 
+; a register not used before in the region (the next of %regs, counted in %nextreg)
+define internal ptr @lz_new_reg(ptr %regs, ptr %nextreg) {
+entry:
+  %k = load i64, ptr %nextreg
+  %k1 = add i64 %k, 1
+  store i64 %k1, ptr %nextreg
+  %off = mul i64 %k, $FUSE_REG_BYTES$
+  %reg = getelementptr i8, ptr %regs, i64 %off
+  ret ptr %reg
+}
+
 ; the block register of the scalar leaf %s (lz_scalar_bits takes it): one per distinct
 ; scalar in a region (a chain's repeated literal fills one), found in %scal's rows of
 ; (bits, width, register), %nscal of them
@@ -719,11 +726,7 @@ found:
   %r = load ptr, ptr %rp
   ret ptr %r
 new:
-  %nr = load i64, ptr %nextreg
-  %nr1 = add i64 %nr, 1
-  store i64 %nr1, ptr %nextreg
-  %off = mul i64 %nr, $FUSE_REG_BYTES$
-  %reg = getelementptr i8, ptr %regs, i64 %off
+  %reg = call ptr @lz_new_reg(ptr %regs, ptr %nextreg)
   call void @lz_fill(ptr %reg, i64 %key, i64 %width)
   %nrow = mul i64 %n, 3
   %np = getelementptr i64, ptr %scal, i64 %nrow
@@ -880,11 +883,7 @@ reuse:
   %rq = load ptr, ptr %fslot
   br label %assigned
 newreg:
-  %k = load i64, ptr %nextreg
-  %k1 = add i64 %k, 1
-  store i64 %k1, ptr %nextreg
-  %roff = mul i64 %k, $FUSE_REG_BYTES$
-  %rn = getelementptr i8, ptr %regs, i64 %roff
+  %rn = call ptr @lz_new_reg(ptr %regs, ptr %nextreg)
   br label %assigned
 assigned:
   %rp = phi ptr [%rq, %reuse], [%rn, %newreg]

@@ -209,9 +209,7 @@ none:
 define internal ptr @lz_scalar_sig(ptr %ctx, ptr %v, ptr %e) {
 entry:
   %a = ptrtoint ptr %v to i64
-  %b = ptrtoint ptr %e to i64
-  %h1 = mul i64 %a, -7046029254386353131
-  %h2 = xor i64 %h1, %b
+  %h2 = call i64 @lz_mix(i64 %a, ptr %e)
   %slot = call i64 @lz_slot(i64 %h2, i64 $SCALARCACHE_MASK$)
   %c = getelementptr [$SCALARCACHE$ x [4 x ptr]], ptr @lz_scalarcache, i64 0, i64 %slot
   %c1 = getelementptr ptr, ptr %c, i64 1
@@ -385,6 +383,14 @@ define internal i64 @lz_ids_gen(ptr %ctx) {
 
 ; ---- the entry for hash %h of a direct-mapped cache of %mask + 1 entries (the
 ; structure-id caches, lz_cached_id's and lz_sid's; lz_scalar_sig's; lz_fuse_slot's)
+; a hash %h with the address %p mixed in (the direct-mapped caches' keys of addresses)
+define internal i64 @lz_mix(i64 %h, ptr %p) {
+  %m = mul i64 %h, -7046029254386353131
+  %a = ptrtoint ptr %p to i64
+  %x = xor i64 %m, %a
+  ret i64 %x
+}
+
 define internal i64 @lz_slot(i64 %h, i64 %mask) {
   %m = mul i64 %h, -7046029254386353131
   %s = lshr i64 %m, 40
@@ -406,15 +412,9 @@ define internal ptr @lz_cached_id(ptr %ctx, ptr %k1, ptr %k2, ptr %where) {
 entry:
   %ids = call ptr @w(ptr %ctx, i64 $C_IDS$)
   %a = ptrtoint ptr %ids to i64
-  %b = ptrtoint ptr %k1 to i64
-  %c = ptrtoint ptr %k2 to i64
-  %d = ptrtoint ptr %where to i64
-  %h1 = mul i64 %a, -7046029254386353131
-  %h2 = xor i64 %h1, %b
-  %h3 = mul i64 %h2, -7046029254386353131
-  %h4 = xor i64 %h3, %c
-  %h5 = mul i64 %h4, -7046029254386353131
-  %h6 = xor i64 %h5, %d
+  %h2 = call i64 @lz_mix(i64 %a, ptr %k1)
+  %h4 = call i64 @lz_mix(i64 %h2, ptr %k2)
+  %h6 = call i64 @lz_mix(i64 %h4, ptr %where)
   %slot = call i64 @lz_slot(i64 %h6, i64 $IDCACHE_MASK$)
   %e = getelementptr [$IDCACHE$ x [6 x ptr]], ptr @lz_idcache, i64 0, i64 %slot
   %e5 = getelementptr ptr, ptr %e, i64 5

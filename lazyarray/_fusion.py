@@ -8,8 +8,9 @@ float64, float32 or int64 scalars, runs together with the fused nodes only it re
 block by block on the building blocks (one call per op per block, the intermediates in
 cache-sized registers, as the interpreter runs a kernel), and only the region's root
 gets a value.  Regions are planned ``FUSE_MAX`` nodes of the order at a time.  No program
-is looked up, planned or made for it, so an op never seen before runs at once too.  A node that something outside the graph holds (an Array in a
-variable) is a region's root: it gets its value, as every step's node does.
+is looked up, planned or made for it, so an op never seen before runs at once too.  A
+node that something outside the graph holds (an Array in a variable) is a region's root:
+it gets its value, as every step's node does.
 
 ``LAZYARRAY_FUSE=0`` (or false, no, off) at import turns fused regions off (the steps
 run one-op programs as before).

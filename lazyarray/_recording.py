@@ -160,10 +160,10 @@ def _replace(natives: dict) -> None:
     native function in the package and in every front-end module where it is the Python
     one, in one pass over the modules (a module imported later imports the native one).
     The backend's modules are passed over: they never import the front end."""
-    inside, backend = _PACKAGE + ".", _PACKAGE + ".backend"
+    backend = _PACKAGE + ".backend"
     for mod_name, module in list(sys.modules.items()):
-        if mod_name != _PACKAGE and not mod_name.startswith(inside) or \
-                mod_name.startswith(backend):
+        front = mod_name == _PACKAGE or mod_name.startswith(_PACKAGE + ".")
+        if not front or mod_name == backend or mod_name.startswith(backend + "."):
             continue
         names = vars(module)
         for name, (python, native_fn) in natives.items():

@@ -146,8 +146,9 @@ def _cheaper(steps: list, roots: set, fast: dict) -> bool:
     new = _predict(steps, roots, fast)
     made = set(new)  # a one-op program made for one step serves its repeats (a chain's)
     made.discard(None)
-    planned = sum(1 for i in new if i is None) + sum(1 for i in made if i not in _WANTED)
-    over = max(0, sum(1 for i in made if i in _WANTED) - WANTED_MAX)
+    fresh = sum(1 for i in made if i not in _WANTED)
+    planned = sum(1 for i in new if i is None) + fresh
+    over = max(0, len(made) - fresh - WANTED_MAX)  # recurring ones past the cap
     cost = NEW_COST * (planned + over) + KNOWN_COST * (len(steps) - planned - over)
     if cost <= PLAN_COST + NODE_COST * len(steps):
         return True
