@@ -60,3 +60,40 @@ def test_prebuild_queues_the_bundle_and_every_gemm_routine(monkeypatch):
     assert {library.gemm_unit(d).name for d in GEMM_DTYPES} <= names
     assert all(not wait and queue for _, wait, queue in asked), asked
     assert not library.prebuilt()  # asked for, not loaded: the setup job says so
+
+
+LINALG_LATER = r"""
+import sys, time
+import numpy as np
+import lazyarray as xp
+from lazyarray.backend import library, native
+busy = sys.argv[1] == "busy"
+if busy:  # a program made at once: the import waits for a quiet moment (an hour here)
+    native.QUIET = 3600.0
+    float(xp.sum(xp.asarray(np.ones(8)) * 2.0))
+    library._preloading.join()
+    time.sleep(0.1)
+    early = "lazyarray.linalg" in sys.modules
+else:
+    early = False
+if library._preloading is not None:  # (None: LAZYARRAY_PRELOAD=0)
+    library._preloading.join()
+native.flush()  # (waits for the calls handed to the quiet moment too)
+print(early, "lazyarray.linalg" in sys.modules)
+"""
+
+
+def test_linalg_is_imported_at_a_quiet_moment_after_the_preload():
+    """scikit-learn's first PCA, Ridge or LDA fit reaches for ``xp.linalg``: the import
+    runs on the background thread once the program is quiet, not inside the fit; a
+    process making programs at once is not slowed by it meanwhile."""
+    env = dict(os.environ)  # (the building blocks on disk, as after the setup job)
+    env.pop("LAZYARRAY_PRELOAD", None)
+    for mode in ("quiet", "busy"):
+        out = subprocess.run([sys.executable, "-c", LINALG_LATER, mode], env=env,
+                             capture_output=True, text=True, timeout=300, check=True).stdout
+        assert out.split() == ["False", "True"], (mode, out)
+    env["LAZYARRAY_PRELOAD"] = "0"
+    out = subprocess.run([sys.executable, "-c", LINALG_LATER, "quiet"], env=env,
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    assert out.split() == ["False", "False"]
