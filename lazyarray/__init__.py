@@ -161,16 +161,23 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _import_linalg_later() -> None:
-    # scikit-learn's and scipy's first calls reach for xp.linalg (PCA, Ridge, LDA): its
-    # import (1-1.4 ms, 6 ms inside an LDA fit) at a quiet moment after the preload (no
-    # program made for 50 ms), not inside them; a process busy at once imports it itself
+def _later_work() -> None:
+    # At a quiet moment after the preload (no program made for 50 ms; a process busy at
+    # once does without): xp.linalg's import, which scikit-learn's and scipy's first calls
+    # reach for (PCA, Ridge, LDA: 1-1.4 ms, 6 ms inside an LDA fit), and the planner's
+    # warm-up (backend/warmup.py: a first fit's planning ran cold)
     _native.STORE.later(__getattr__, "linalg")
+    _native.STORE.later(_warm_up)
+
+
+def _warm_up() -> None:
+    from .backend import warmup
+    warmup.run()
 
 
 _recording.start()  # native recording, loaded by the preload below
 if _library.preloading():
-    _library.AFTER_PRELOAD.append(_import_linalg_later)
+    _library.AFTER_PRELOAD.append(_later_work)
 _library.preload()  # building blocks from the disk cache, on a background thread
 
 
