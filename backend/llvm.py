@@ -269,8 +269,8 @@ def _features(host: str) -> str:
 
 def enabled_features(features: str) -> set:
     """The features an LLVM feature string turns on, the last entry for each winning
-    (``LAZYARRAY_CPU_FEATURES=-avx512f`` turns AVX-512 off: the developers' switch for
-    running generated code under valgrind, which has no AVX-512)."""
+    (``LAZYARRAY_CPU_FEATURES=-avx512f,-gfni`` turns AVX-512 and GFNI off: the developers'
+    switch for running generated code under valgrind, which has neither)."""
     on: dict = {}
     for f in features.split(","):
         f = f.strip()
