@@ -241,6 +241,12 @@ def snapshot_of(nodes: list, values: list, key: tuple) -> list:
     return copies
 
 
+def planned(nodes: list, outputs: tuple, key: tuple) -> Schedule:
+    """The schedule of the graph ``nodes`` (structural key ``key``) computing ``outputs``,
+    through every stage: kernels, epilogues, joins, sinking."""
+    return sink(merge(fuse_epilogues(schedule(nodes, list(outputs), key)), nodes))
+
+
 class Executable:
     """A schedule with its program code and tier state (``tiers.ProgramCode``)."""
 
@@ -312,7 +318,7 @@ class ProgramCache:
         if sched is None:
             if callable(nodes):
                 nodes = nodes()
-            sched = sink(merge(fuse_epilogues(schedule(nodes, list(outputs), gkey[0])), nodes))
+            sched = planned(nodes, outputs, gkey[0])
             with self.lock:
                 self.schedules.put(gkey, sched)
         return sched

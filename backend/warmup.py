@@ -7,21 +7,21 @@ million once another fit had planned other structures before it.  ``run`` plans 
 of the kinds such code meets (reductions along an axis and over all axes, broadcasting,
 comparisons, ``where``, slicing, a cast, a matrix product) on a background thread at a
 quiet moment (lazyarray's import queues it, backend/native.py ``STORE.later``): after
-it, that fit's first run executed 13.0 million.
+it, that fit's first run executed 12.9 million.
 
 Nothing it does is visible: the graphs are built here from bare nodes (no signature,
 no structure id), planned through the stages a cache miss takes
-(``cache.ProgramCache.runner``: schedule, epilogues, joins, sinking, program code,
-binding) and dropped; the program code is built without the GEMM routines' addresses.  No cache, counter, epoch or log sees them, and nothing runs.  It
-does nothing unless the building blocks are loaded (linking would compile the missing
-ones).
+(``cache.ProgramCache.runner``: the schedule, program code, binding) and dropped; the
+program code is built without the GEMM routines' addresses.  No cache, counter, epoch or
+log sees them, and nothing runs.  It does nothing unless the building blocks are loaded
+(linking would compile the missing ones).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import bytecode, library, runtime
-from .cache import fuse_epilogues, keyed_walk, merge, schedule, sink, snapshot_of
+from .cache import keyed_walk, planned, snapshot_of
 from .ir import SCALAR_TYPES, Node, Op
 
 RUNS = [0]  # warm-ups done in this process (tests read it)
@@ -84,7 +84,7 @@ def run() -> None:
     for roots in _graphs():
         nodes, values, keys, outputs, _ = keyed_walk(roots)
         snap = snapshot_of(nodes, values, keys[0])
-        sched = sink(merge(fuse_epilogues(schedule(snap, list(outputs), keys[0])), snap))
+        sched = planned(snap, outputs, keys[0])
         bytecode.build(sched, _resolve)  # (what library.link does once the bundle is loaded)
         runtime.bind(sched, snap, {})
     RUNS[0] += 1

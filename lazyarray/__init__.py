@@ -153,7 +153,6 @@ from .backend import library as _library, native as _native  # noqa: E402
 from . import _recording  # noqa: E402
 
 
-
 def __getattr__(name: str):
     if name in _EXTENSIONS:
         import importlib
