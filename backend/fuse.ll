@@ -132,12 +132,14 @@ error:
 }
 
 ; the element of scalar leaf %s that a region's register repeats, at %at (16 bytes):
-; 8 bytes for a float64 leaf holding a float and an int64 leaf holding an int, packed as
-; the steps pack them (steps.ll's pack), 4 for a float32 leaf holding a float (rounded to
-; nearest, as numpy and struct's "f" round it); 0 when a region does not take it (a
-; float32 cannot hold the float: the packers warn as numpy does, so it is a step's)
+; 8 bytes for a float64 leaf holding a float or an int and an int64 leaf holding an int,
+; packed as the steps pack them (steps.ll's pack), 4 for a float32 leaf holding a float
+; or an int (made a double, then rounded to nearest, as struct's "f" rounds it); 0 when a
+; region does not take it (a float32 cannot hold the value: the packers warn as numpy
+; does, so it is a step's)
 define internal i64 @lz_scalar_bits(ptr %ctx, ptr %s, ptr %at) {
 entry:
+  %ok1 = alloca i1
   %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
   %d = call ptr @get(ptr %s, i64 %od)
   %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
@@ -156,13 +158,12 @@ packed:
   %w8 = select i1 %ok, i64 8, i64 0
   ret i64 %w8
 single:
-  %t = call ptr @type(ptr %v)
-  %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
-  %isft = icmp eq ptr %t, %ft
-  %take = and i1 %isft, %isf32
-  br i1 %take, label %range, label %no
+  br i1 %isf32, label %convert, label %no
+convert:
+  %xd = call double @lz_as_double(ptr %ctx, ptr %v, ptr %ok1)
+  %took = load i1, ptr %ok1
+  br i1 %took, label %range, label %no
 range:
-  %xd = call double @PyFloat_AsDouble(ptr %v)
   %y = fptrunc double %xd to float
   %ay = call float @llvm.fabs.f32(float %y)
   %ax = call double @llvm.fabs.f64(double %xd)

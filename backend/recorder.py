@@ -40,11 +40,12 @@ from typing import Optional
 import numpy as np
 
 from . import abi, names, native
+from .bytecode import REG_BYTES
 from .schedule import SCALAR_SLOT
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 IR_FILES = tuple(os.path.join(_HERE, f) for f in ("recorder.ll", "steps.ll", "fuse.ll",
-                                                            "record.ll", "known.ll",
+                                                            "reduce.ll", "record.ll", "known.ll",
                                                             "manipulation.ll", "jit.ll"))
 IDCACHE = 1024  # entries of the structure-id cache (recorder.ll's lz_cached_id)
 IDCACHE_MASK = IDCACHE - 1
@@ -123,7 +124,10 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # of _steps.COUNTS' counters
  C_ENV_DATA, C_ENV_STEPS, C_ENV_TIER, C_LIB_DICT, C_BUNDLE_NAME, C_SYS_MODULES,
  C_LOGGING_NAME, C_COUNTS_AT,
- C_WORDS) = range(128)
+ # full reductions of the steps (backend/reduce.ll): their table and the function that
+ # fills it, the address of their counter
+ C_REDUCE, C_REDUCE_MISS, C_REDUCED,
+ C_WORDS) = range(131)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the window planned at a time, the
@@ -134,6 +138,7 @@ FUSE_PLAN = P_ROWS * FUSE_MAX
 FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
+REDUCE_BYTES = REG_BYTES  # a full reduction's lanes: the interpreter's accumulator block
 BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, SIGNATURE, MATERIALIZE, MATMUL, \
     TRANSPOSE, RESHAPE, BROADCAST, PERMUTE, ASTYPE, EXPAND, REDUCE, WHERE, SHAPE, FILL, CONCAT, \
     JIT_CALL, PREPARED_CALL, FLOAT, BOOL, ARRAY = range(25)  # C_KIND
@@ -156,7 +161,7 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
        "PySequence_List", "PySet_Size", "PyList_AsTuple", "PyErr_ExceptionMatches",
        "PyObject_IsTrue", "PyBool_FromLong", "PyNumber_Add", "PyObject_SetAttr", "PySet_Clear",
-       "PyErr_SetString", "PyNumber_Float", "PyObject_GetItem")
+       "PyErr_SetString", "PyNumber_Float", "PyObject_GetItem", "PyLong_AsDouble")
 
 
 def unit() -> native.Unit:

@@ -15,6 +15,7 @@ declare i32 @PyList_SetItem(ptr, i64, ptr)
 declare ptr @PyBytes_FromStringAndSize(ptr, i64)
 declare ptr @PyBytes_AsString(ptr)
 declare double @PyFloat_AsDouble(ptr)
+declare double @PyLong_AsDouble(ptr)
 
 ; a growable array of strong references (NULL entries allowed): data, count, capacity
 %vec = type { ptr, i64, i64 }
@@ -710,6 +711,42 @@ no:
   ret i64 -1
 }
 
+; a float slot's value of %v: a float's, or an int's as float(v) rounds it (struct's "d"
+; packs an int so: `x * 2` takes the slot as `x * 2.0` does); %ok false for anything else
+; and for an int too large for a double (the packers raise there: left to them)
+define internal double @lz_as_double(ptr %ctx, ptr %v, ptr %ok) {
+entry:
+  %t = call ptr @type(ptr %v)
+  %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
+  %isf = icmp eq ptr %t, %ft
+  br i1 %isf, label %float, label %notfloat
+float:
+  %d = call double @PyFloat_AsDouble(ptr %v)
+  store i1 1, ptr %ok
+  ret double %d
+notfloat:
+  %it = call ptr @w(ptr %ctx, i64 $C_INT_T$)
+  %isi = icmp eq ptr %t, %it
+  br i1 %isi, label %int, label %no
+int:
+  %x = call double @PyLong_AsDouble(ptr %v)
+  %maybe = fcmp oeq double %x, -1.0
+  br i1 %maybe, label %check, label %yes
+check:
+  %err = call ptr @PyErr_Occurred()
+  %failed = icmp ne ptr %err, null
+  br i1 %failed, label %clear, label %yes
+clear:
+  call void @PyErr_Clear()
+  br label %no
+yes:
+  store i1 1, ptr %ok
+  ret double %x
+no:
+  store i1 0, ptr %ok
+  ret double 0.0
+}
+
 ; one scalar packed into its slot at %at (runtime.scalar_packer's float64 and int64
 ; formats: the value, then zeros): 1, or 0 when its value is not what the slot takes
 define internal i1 @pack(ptr %ctx, ptr %v, i64 %kind, ptr %at) {
@@ -721,11 +758,10 @@ entry:
   switch i64 %kind, label %no [i64 0, label %float
                                i64 1, label %int]
 float:
-  %ft = call ptr @w(ptr %ctx, i64 $C_FLOAT_T$)
-  %isf = icmp eq ptr %t, %ft
+  %d = call double @lz_as_double(ptr %ctx, ptr %v, ptr %ok)
+  %isf = load i1, ptr %ok
   br i1 %isf, label %putf, label %no
 putf:
-  %d = call double @PyFloat_AsDouble(ptr %v)
   store double %d, ptr %at
   ret i1 1
 int:
@@ -1202,8 +1238,13 @@ step:
   %none_ran = icmp eq i64 %ran, 0
   %first = and i1 %none_ran, %announce
   %r = call i32 @lz_step(ptr %ctx, ptr %n, ptr %fast, i1 %first, ptr %root, i64 %count)
-  switch i32 %r, label %failnode [i32 0, label %stopped
+  switch i32 %r, label %failnode [i32 0, label %reduce
                                   i32 1, label %counted]
+reduce:
+  ; no one-op program: a full reduction runs on the building blocks (backend/reduce.ll)
+  %rd = call i32 @lz_full_reduce(ptr %ctx, ptr %n, i1 %first, ptr %root, i64 %count)
+  switch i32 %rd, label %failnode [i32 0, label %stopped
+                                   i32 1, label %counted]
 counted:
   %ran1 = add i64 %ran, 1
   store i64 %ran1, ptr %ranp

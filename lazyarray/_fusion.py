@@ -22,15 +22,20 @@ from typing import Optional
 import numpy as np
 
 from .backend import ir, library, threads
-from .backend.bytecode import ew_key
+from .backend.bytecode import REG_BYTES, ew_key
 from .backend.recorder import C_FUSE_MAX, FUSE_MAX
 
 # (op, dtype, source dtype) -> (building block address, numpy dtype, item size, source
 # item size, source numpy dtype), or None when that op is not fused; filled by ``entry``
 # (the native code's misses)
 TABLE: dict = {}
-# nodes run in fused regions since the process began (the native code adds to it)
-COUNT = np.zeros(1, dtype=np.int64)
+# (op, dtype) -> (init, acc, hred, mean (0: none) building blocks' addresses, lanes, numpy
+# dtype, item size) for a full reduction the native steps run (backend/reduce.ll), or None
+# when they do not; filled by ``reduction``
+REDUCTIONS: dict = {}
+# nodes run in fused regions, and full reductions run on the building blocks, since the
+# process began (the native code adds to them)
+COUNT = np.zeros(2, dtype=np.int64)
 CONTEXTS: list = []  # the context words of the native functions that run steps, once installed
 _FUSED_OPS = ir.UNARY | ir.BINARY
 
@@ -61,8 +66,35 @@ def entry(op, dtype, sdtype) -> Optional[tuple]:
     return TABLE.setdefault(key, (address, dtype.np, dtype.itemsize, sdtype.itemsize, sdtype.np))
 
 
+def reduction(op, dtype) -> Optional[tuple]:
+    """The reductions' entry of ``op`` over every axis of a value of ``dtype``, put in
+    the table when it is final (None while the building blocks are not loaded).  The
+    lanes are the interpreter's (a register of REG_BYTES over at least 8-byte elements,
+    bytecode's K_BLOCK), so the result has the interpreted program's bits; a complex
+    product, which the interpreter folds in order, is not taken."""
+    key = (op, dtype)
+    if op not in ir.REDUCE or (op is ir.Op.PROD and dtype.name.startswith("complex")):
+        return REDUCTIONS.setdefault(key, None)
+    keys = [(k, op.value, dtype.name) for k in ("init", "acc", "hred")]
+    if op is ir.Op.MEAN:
+        keys.append(("mean", dtype.name))
+    addresses = [library.loaded_address(k) for k in keys]
+    if not all(addresses):
+        if library.bundle_loaded():
+            return REDUCTIONS.setdefault(key, None)  # no such building block
+        return None
+    if op is not ir.Op.MEAN:
+        addresses.append(0)
+    lanes = REG_BYTES // max(8, dtype.itemsize)
+    return REDUCTIONS.setdefault(key, (*addresses, lanes, dtype.np, dtype.itemsize))
+
+
 def fused_count() -> int:
     return int(COUNT[0])
+
+
+def reduced_count() -> int:
+    return int(COUNT[1])
 
 
 def set_largest(count: int) -> int:

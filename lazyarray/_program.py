@@ -111,7 +111,7 @@ def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False,
     (``_steps.quick``'s answer, the epoch before it) when the steps ran already
     (``_settled``)."""
     keyed = roots + list(maybe)
-    steps = True
+    steps = native = True  # (native: the walk's steps try the native ones first)
     if maybe:  # known with these candidates, or walked to tell which are siblings
         try:
             if _run_known(keyed):
@@ -125,8 +125,10 @@ def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False,
             epoch = ir.EPOCH
             done = _steps.quick(roots[0], _run_known, PROGRAMS.by_signature, _compute_one,
                                 what)
+            native = not _steps.tried_natively(roots[0])
         else:
             done, epoch = quick
+            native = False  # (the native materialize ran them)
         if done:
             if alone:
                 _quiet(epoch)
@@ -148,7 +150,7 @@ def _compute(roots: list, maybe: Sequence, what: str, alone: bool = False,
         # whole live graph (a 10,000-op chain spent more time in collections than in
         # planning).
         with gc_paused():
-            runner, inputs, scal, walk, live = _plan(pending, what, maybe, steps)
+            runner, inputs, scal, walk, live = _plan(pending, what, maybe, steps, native)
             _steps.handed_over()  # (planned whole: no step counts as this evaluation's)
             if runner is _STEPS:
                 return
@@ -235,12 +237,14 @@ def _joint_signature(roots: list):
     return None if sig is None else (sig[0], sig[1])
 
 
-def _plan(pending: list, what: str, maybe: Sequence = (), steps: bool = True) -> tuple:
+def _plan(pending: list, what: str, maybe: Sequence = (), steps: bool = True,
+          native: bool = True) -> tuple:
     """(runner, inputs, packed scalars, the walk (nodes, values), positions of the nodes
     it also computes and keeps, ``_live``) for the nodes of ``pending`` still unevaluated
     (``pending`` is updated, the siblings among ``maybe`` appended); runner None when
     none is, ``_STEPS`` when they were evaluated in steps (``_steps.py``), which
-    ``steps`` False rules out (as siblings joining do: their errors must stay theirs)."""
+    ``steps`` False rules out (as siblings joining do: their errors must stay theirs);
+    ``native`` False: the native steps ran on this graph already (``_steps.run``)."""
     while pending:
         # Another thread may evaluate part of this graph meanwhile: the walk reads each
         # node's value once and everything below (key, inputs, the graph copy a cache
@@ -267,7 +271,7 @@ def _plan(pending: list, what: str, maybe: Sequence = (), steps: bool = True) ->
     live, held = _live.keep(nodes, values, keys[0], outputs)  # (marks states: before steps)
     if steps and _steps.wanted(nodes, (keys[0], outputs), PROGRAMS.has_schedule):
         done = _steps.run(nodes, (keys[0], outputs), pending, _run_known, _compute_one,
-                          what, PROGRAMS.by_signature)
+                          what, PROGRAMS.by_signature, native)
         if done:
             return _STEPS, None, None, None, ()
         if done is False:  # steps ran up to one not worth it: the rest is planned whole
@@ -423,6 +427,7 @@ class CacheInfo(NamedTuple):
     step_evaluations: int = 0
     steps: int = 0
     fused_steps: int = 0
+    reduced_steps: int = 0
 
 
 def compile_cache_info() -> CacheInfo:
@@ -443,7 +448,8 @@ def compile_cache_info() -> CacheInfo:
       counts them, front-door calls included).
     * ``step_evaluations``: first evaluations of small structures that ran op by op
       (``_steps.py``), ``steps`` the nodes they ran, ``fused_steps`` of them in fused
-      regions on the building blocks (``_fusion.py``) rather than as one-op programs.
+      regions on the building blocks (``_fusion.py``) rather than as one-op programs,
+      ``reduced_steps`` of them full reductions run there too.
 
     >>> import lazyarray as xp
     >>> xp.compile_cache_info().misses >= 0
@@ -451,7 +457,8 @@ def compile_cache_info() -> CacheInfo:
     """
     counts = _steps.COUNTS
     return CacheInfo(**PROGRAMS.info(), step_evaluations=counts.evaluations,
-                     steps=counts.steps, fused_steps=_fusion.fused_count())
+                     steps=counts.steps, fused_steps=_fusion.fused_count(),
+                     reduced_steps=_fusion.reduced_count())
 
 
 # --------------------------------------------------------------------------- programs

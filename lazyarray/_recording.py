@@ -478,7 +478,8 @@ def _steps_words(common) -> Optional[tuple]:
               (recorder.C_BUFFER_IDS, ir._BUFFER_IDS), (recorder.C_LEAF_ID, ir.leaf_id),
               (recorder.C_DATA_OP, ir.Op.DATA), (recorder.C_F64, dt.float64),
               (recorder.C_I64, dt.int64), (recorder.C_SLICE_OP, ir.Op.SLICE),
-              (recorder.C_F32, dt.float32))
+              (recorder.C_F32, dt.float32), (recorder.C_REDUCE, _fusion.REDUCTIONS),
+              (recorder.C_REDUCE_MISS, _fusion.reduction))
     named += ((recorder.C_ENV_STEPS, _ENV_STEPS), (recorder.C_ENV_TIER, _ENV_TIER),
               (recorder.C_LIB_DICT, vars(library)), (recorder.C_BUNDLE_NAME, _BUNDLE_STATE),
               (recorder.C_SYS_MODULES, sys.modules), (recorder.C_LOGGING_NAME, _LOGGING),
@@ -489,6 +490,7 @@ def _steps_words(common) -> Optional[tuple]:
     words[recorder.C_COUNTS_AT] = _steps.COUNTS.data.ctypes.data
     words[recorder.C_FUSE_MAX] = _fusion.largest()
     words[recorder.C_FUSED] = _fusion.COUNT.ctypes.data
+    words[recorder.C_REDUCED] = _fusion.COUNT.ctypes.data + _fusion.COUNT.itemsize
     return words, (common[1], named, _fusion.COUNT, _steps.COUNTS.data)
 
 

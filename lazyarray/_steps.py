@@ -182,7 +182,7 @@ _ref = weakref.ref
 
 
 def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callable,
-        what: str, fast: dict) -> Optional[bool]:
+        what: str, fast: dict, native: bool = True) -> Optional[bool]:
     """Evaluate the walked graph ``nodes`` (topological order, emptied as it goes from
     the first step run, so that no value outlives its readers, and left whole when this
     returns None; ``gkey``: its structural key and outputs) node
@@ -205,6 +205,10 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
     _local.depth = getattr(_local, "depth", 0) + 1
     i = -1
     try:
+        if native and len(roots) == 1:
+            done = _native_first(roots[0], fast)
+            if done is not None:
+                return done
         while i + 1 < len(nodes):
             i += 1
             n = nodes[i]
@@ -239,6 +243,24 @@ def run(nodes: list, gkey: tuple, roots: list, known: Callable, compute: Callabl
     finally:
         _local.depth -= 1
     return True
+
+
+def _native_first(root, fast: dict) -> Optional[bool]:
+    """The walked graph of ``root`` run by the native steps first (their fused regions
+    and full reductions need no one-op program), for a graph that ``quick`` did not run
+    natively: its signature was stale (an evaluation since it was recorded) or a node was
+    marked (``_live.keep`` has seen the graph now).  True: all ran; False: some ran, the
+    rest is to be planned whole; None: none ran (the Python loop goes on)."""
+    if NATIVE is None:
+        return None
+    ran = NATIVE(root, fast)  # (announces its first step)
+    if ran is None or ran == -1:
+        return None
+    if ran >= 0:
+        COUNTS.steps += ran
+        return True
+    COUNTS.steps += -1 - ran
+    return False
 
 
 def _hand_on(root, fast: dict, nodes: list, i: int) -> bool:
@@ -329,7 +351,17 @@ def _native(root, key: int, fast: dict, known: Callable, compute: Callable,
         ran = NATIVE(root, fast)
     finally:
         _local.depth -= 1
-    return settle(root, key, ran, fast, known, compute, what)
+    done = settle(root, key, ran, fast, known, compute, what)
+    _local.native = id(root)  # (set last: settle may evaluate other roots)
+    return done
+
+
+def tried_natively(root) -> bool:
+    """Whether ``quick``, just now, ran the steps of ``root`` natively (read once: the
+    walk's steps need not try them again, ``run``'s ``native``)."""
+    last = getattr(_local, "native", None)
+    _local.native = None
+    return last == id(root)
 
 
 def settle(root, key: int, ran, fast: dict, known: Callable, compute: Callable,

@@ -16,6 +16,7 @@ import pytest
 import lazyarray as xp
 from lazyarray import _fusion, _recording, _steps
 from lazyarray.backend import library, native
+from lazyarray.backend.cache import PROGRAMS
 
 pytestmark = [
     pytest.mark.skipif(not _recording.load_now(), reason="no native code for steps here"),
@@ -44,14 +45,16 @@ def whole(make):
     return np.asarray(make())  # the second: planned whole
 
 
-def fused(make):
-    """``make()``'s first evaluation and how many of its ops ran fused."""
+def fused(make, counter: str = "fused_steps"):
+    """``make()``'s first evaluation, how many of its ops ran fused (or another
+    counter's growth) and how many programs were made."""
     _steps._MET.clear()
     _steps._SEEN.clear()
     before = info()
     value = np.asarray(make())
     after = info()
-    return value, after.fused_steps - before.fused_steps, after.misses - before.misses
+    grew = getattr(after, counter) - getattr(before, counter)
+    return value, grew, after.misses - before.misses
 
 
 def test_new_ops_run_fused_without_a_program():
@@ -107,7 +110,10 @@ def test_scalars_regions_take_and_the_others():
             (lambda: (i * 3 - 7) // 4 % 5, 4),         # int64 ones
             (lambda: f * 0.1 + 1e-8 - f / 3.0, 4),     # float32 ones, rounded as numpy rounds
             (lambda: f * 1e300 + (f - 3.5e38), 0),     # past float32's range: a step (it warns)
-            (lambda: a * 2 + a, 0),                    # an int for float64: a step
+            (lambda: a * 2 + a - 1, 3),                # ints for float64, as float(k)
+            (lambda: a * (2 ** 53 + 1) - 2 ** 60, 2),  # ints a double rounds
+            (lambda: f * 3 - 1 + f, 3),                # ints for float32
+            (lambda: f * 10 ** 39 + f, 0),             # an int past float32's range: a step
             (lambda: a * np.float64(0.5) + a, 0)):     # a numpy float: a step
         got, count, _ = fused(make)
         assert count >= fused_at_least
@@ -166,6 +172,88 @@ def test_leading_axis_slices_are_read_where_they_lie():
         got, count, _ = fused(make)
         assert count >= count_at_least
         assert np.array_equal(got, whole(make))
+
+
+def reduced(make):
+    """``fused`` counting the full reductions run on the building blocks."""
+    return fused(make, "reduced_steps")
+
+
+def interpreted(make, monkeypatch):
+    """``make()``'s value from a whole program run by the interpreter (a structure met
+    before may be compiled by now: its sums add in another order)."""
+    with monkeypatch.context() as m:
+        m.setenv("LAZYARRAY_TIER", "interpret")
+        PROGRAMS.clear()
+        return np.asarray(make())
+
+
+def _values(dtype, shape, rng):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith(("int", "uint")):
+        return rng.integers(0, 90, shape).astype(dtype)
+    v = (rng.standard_normal(shape) * 1e3).astype(dtype)
+    return v + 1j * rng.standard_normal(shape).astype(dtype) if dtype.startswith("c") else v
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (511,), (512,), (513,), (2400,), (200, 12),
+                                   (3, 1000), (1000, 3), (5, 7, 11), (32768,)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool", "complex128"])
+def test_full_reductions_run_on_the_building_blocks_with_the_programs_bits(shape, dtype,
+                                                                          monkeypatch):
+    a = xp.asarray(_values(dtype, shape, np.random.default_rng(len(shape) * 7 + shape[0])))
+    ops = [lambda: xp.any(a == a), lambda: xp.all(a != a)]  # (after a fused region)
+    if dtype != "bool":
+        # (an op first, in a region: scalars a complex region takes are complex)
+        op = {"int64": lambda v: v * 1, "complex128": lambda v: v + v}.get(
+            dtype, lambda v: v * 1.0)
+        ops += [lambda: xp.sum(op(a)), lambda: xp.sum(op(a), keepdims=True)]
+        if dtype != "complex128":
+            ops += [lambda: xp.prod(op(a) * 0 + 1), lambda: xp.max(op(a)),
+                    lambda: xp.min(op(a))]
+        if dtype != "int64":
+            ops += [lambda: xp.mean(op(a))]
+    for make in ops:
+        got, count, made = reduced(make)
+        assert count == 1 and made == 0
+        want = interpreted(make, monkeypatch)  # (the same lanes, in the same order)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+
+
+def test_what_full_reductions_do_not_take_runs_as_before(monkeypatch):
+    m = np.linspace(-1, 1, 60).reshape(6, 10)
+    a, nan = xp.asarray(m), xp.asarray(np.array([1.0, np.nan, 3.0]))
+    c, empty = xp.asarray(m + 1j), xp.asarray(np.zeros((0, 3)))
+    for make, taken in ((lambda: xp.sum(a * 2.0, axis=0), 0),      # not every axis
+                        (lambda: xp.sum(a[1:] * 2.0), 1),          # a slice's region
+                        (lambda: xp.sum(a[::2]), 0),                # a strided view
+                        (lambda: xp.prod(c + c), 0),                # complex: in order
+                        (lambda: xp.max(nan * 2.0), 1),            # NaN propagates
+                        (lambda: xp.sum(empty * 2.0), 0)):          # empty: the program's
+        got, count, _ = reduced(make)
+        assert count == taken
+        assert got.tobytes() == interpreted(make, monkeypatch).tobytes()
+    with pytest.raises(ValueError):
+        _steps._MET.clear()
+        float(xp.max(empty * 2.0))
+
+
+def test_a_stale_signature_still_runs_fused(monkeypatch):
+    """A graph recorded before another evaluation (its signature stale) takes the walk;
+    its steps still run natively, fused."""
+    a = xp.asarray(np.linspace(0, 1, 500))
+    _steps._MET.clear()
+    _steps._SEEN.clear()
+    v = xp.sum(xp.exp(a * 0.5) - 1.0)
+    float(xp.sum(a * 3.0))  # another evaluation: the epoch grows
+    before = info()
+    got = float(v)
+    after = info()
+    assert after.fused_steps - before.fused_steps == 3 and after.misses == before.misses
+    assert after.reduced_steps - before.reduced_steps == 1
+    assert got == float(interpreted(lambda: xp.sum(xp.exp(a * 0.5) - 1.0), monkeypatch))
 
 
 @pytest.mark.parametrize("n", [0, 1, 511, 512, 513, 1025, 32768])

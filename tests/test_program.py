@@ -410,7 +410,8 @@ def test_compile_cache_info_fields():
     assert set(info._fields) == {"hits", "misses", "disk_hits", "entries", "compile_seconds",
                                  "upgrades", "compiles", "background_compiles", "compile_waits",
                                  "kernel_hits", "kernel_misses", "interpreted_runs",
-                                 "compiled_runs", "step_evaluations", "steps", "fused_steps"}
+                                 "compiled_runs", "step_evaluations", "steps", "fused_steps",
+                                 "reduced_steps"}
     assert info.misses >= 0 and info.compile_seconds >= 0.0
 
 
