@@ -279,6 +279,95 @@ no:
   ret ptr null
 }
 
+; whether view %s is a broadcast (broadcast_to) of one source that has a value, or is
+; computed before it (no view itself): a region may read it through lz_broadcast
+define internal i1 @lz_broadcastable(ptr %ctx, ptr %s) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %op = call ptr @get(ptr %s, i64 %oo)
+  %bop = call ptr @w(ptr %ctx, i64 $C_BROADCAST_OP$)
+  %isb = icmp eq ptr %op, %bop
+  br i1 %isb, label %srcs, label %no
+srcs:
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %ss = call ptr @get(ptr %s, i64 %osr)
+  %k = call i64 @size(ptr %ss)
+  %one = icmp eq i64 %k, 1
+  br i1 %one, label %base, label %no
+base:
+  %b = call ptr @item(ptr %ss, i64 0)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %bv = call ptr @get(ptr %b, i64 %ov)
+  %hasv = icmp ne ptr %bv, %none
+  br i1 %hasv, label %yes, label %computed
+computed:
+  %bop2 = call ptr @get(ptr %b, i64 %oo)
+  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
+  %vw = call i32 @PySet_Contains(ptr %views, ptr %bop2)
+  %notview = icmp eq i32 %vw, 0
+  ret i1 %notview
+yes:
+  ret i1 1
+no:
+  ret i1 0
+}
+
+; the first element of broadcast view %s's value of %count elements of numpy dtype
+; %descr, given to it now (C_BROADCAST_FN(base's value, its shape): a C-contiguous copy,
+; which the view holds while the region reads it), or null when its base has no value
+; that makes one (the walk takes over, and raises what is wrong)
+define internal ptr @lz_broadcast(ptr %ctx, ptr %s, ptr %descr, i64 %count) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %osh = call i64 @wi(ptr %ctx, i64 $C_N_SHAPE$)
+  %od = call i64 @wi(ptr %ctx, i64 $C_N_DTYPE$)
+  %bok = call i1 @lz_broadcastable(ptr %ctx, ptr %s)
+  br i1 %bok, label %base, label %no
+base:
+  %ss = call ptr @get(ptr %s, i64 %osr)
+  %b = call ptr @item(ptr %ss, i64 0)
+  %bv = call ptr @get(ptr %b, i64 %ov)
+  %hasv = icmp ne ptr %bv, %none
+  br i1 %hasv, label %make, label %no
+make:
+  %shape = call ptr @get(ptr %s, i64 %osh)
+  %fn = call ptr @w(ptr %ctx, i64 $C_BROADCAST_FN$)
+  %arr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %bv, ptr %shape, ptr null)
+  %noarr = icmp eq ptr %arr, null
+  br i1 %noarr, label %clear, label %plain
+plain:
+  %data = call ptr @lz_plain(ptr %ctx, ptr %arr, ptr %descr, i64 %count)
+  %nodata = icmp eq ptr %data, null
+  br i1 %nodata, label %drop, label %leaf
+leaf:
+  %dt = call ptr @get(ptr %s, i64 %od)
+  %lid = call ptr @lz_leaf_id_cached(ptr %ctx, ptr %dt, ptr %shape)
+  %nolid = icmp eq ptr %lid, null
+  br i1 %nolid, label %dropclear, label %give
+give:
+  %st = call i32 @lz_evaluated(ptr %ctx, ptr %s, ptr %arr, ptr %lid, i1 0)
+  call void @Py_DecRef(ptr %lid)
+  %bad = icmp slt i32 %st, 0
+  br i1 %bad, label %clear, label %given
+given:
+  ; (the view holds it now; it was evaluated by no one else: nothing ran meanwhile)
+  ret ptr %data
+dropclear:
+  call void @Py_DecRef(ptr %arr)
+  br label %clear
+clear:
+  call void @PyErr_Clear()
+  br label %no
+drop:
+  call void @Py_DecRef(ptr %arr)
+  br label %no
+no:
+  ret ptr null
+}
+
 ; a fused-table entry remembered by the addresses of its key's (op, dtype, source dtype):
 ; _fusion.TABLE is never cleared and an entry once put is never replaced, so its keys'
 ; objects and its entries live as long as the process (direct-mapped: op, dtype, source
@@ -431,7 +520,12 @@ sliced:
   %ssize = call i64 @eint(ptr %ctx, ptr %e, i64 3)
   %sp = call ptr @lz_slice(ptr %ctx, ptr %s, ptr %sdescr, i64 %cnt, i64 %ssize)
   %isslice = icmp ne ptr %sp, null
-  br i1 %isslice, label %next, label %no
+  br i1 %isslice, label %next, label %broadcast
+broadcast:
+  ; or a broadcast of an array that has its value by then (lz_broadcast gives the view
+  ; one when the region runs)
+  %bok = call i1 @lz_broadcastable(ptr %ctx, ptr %s)
+  br i1 %bok, label %next, label %no
 next:
   %i1 = add i64 %i, 1
   br label %sources
@@ -797,7 +891,14 @@ value:
   br i1 %hasv, label %plain, label %view
 view:
   %sp = call ptr @lz_slice(ptr %ctx, ptr %s, ptr %descr, i64 %count, i64 %size)
-  %w0 = insertvalue {ptr, i64} undef, ptr %sp, 0
+  %issl = icmp ne ptr %sp, null
+  br i1 %issl, label %viewed, label %bcast
+bcast:
+  %bp = call ptr @lz_broadcast(ptr %ctx, ptr %s, ptr %descr, i64 %count)
+  br label %viewed
+viewed:
+  %vp = phi ptr [%sp, %view], [%bp, %bcast]
+  %w0 = insertvalue {ptr, i64} undef, ptr %vp, 0
   %w1 = insertvalue {ptr, i64} %w0, i64 %size, 1
   ret {ptr, i64} %w1
 plain:

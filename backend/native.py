@@ -45,6 +45,7 @@ QUIET = 0.05
 _SOURCES = ("ir.py", "schedule.py", "codegen.py", "complexmath.py", "matmul.py", "abi.py",
             "llvm.py", "blocks.py", "sequencer.py", "bytecode.py", "dispatch.py", "parallel.py",
             "kernels.py", "pairwise.py", "tiling.py", "recorder.py", "recorder.ll", "steps.ll", "fuse.ll",
+            "reduce.ll",
             "record.ll", "known.ll", "manipulation.ll", "jit.ll")
 
 

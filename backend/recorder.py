@@ -40,7 +40,7 @@ from typing import Optional
 import numpy as np
 
 from . import abi, names, native
-from .bytecode import REG_BYTES
+from .bytecode import ACROSS_ROWS, REG_BYTES
 from .schedule import SCALAR_SLOT
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -127,7 +127,9 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # full reductions of the steps (backend/reduce.ll): their table and the function that
  # fills it, the address of their counter
  C_REDUCE, C_REDUCE_MISS, C_REDUCED,
- C_WORDS) = range(131)
+ # a broadcast view read by a fused region (backend/fuse.ll): the function giving its value
+ C_BROADCAST_FN,
+ C_WORDS) = range(132)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the window planned at a time, the
@@ -138,7 +140,7 @@ FUSE_PLAN = P_ROWS * FUSE_MAX
 FUSE_INS = 7 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
-REDUCE_BYTES = REG_BYTES  # a full reduction's lanes: the interpreter's accumulator block
+REDUCE_BYTES = REG_BYTES  # a reduction's lanes: the interpreter's accumulator block
 BINARY, REFLECTED, UNARY, GETITEM, STEPS, RECORD, SIGNATURE, MATERIALIZE, MATMUL, \
     TRANSPOSE, RESHAPE, BROADCAST, PERMUTE, ASTYPE, EXPAND, REDUCE, WHERE, SHAPE, FILL, CONCAT, \
     JIT_CALL, PREPARED_CALL, FLOAT, BOOL, ARRAY = range(25)  # C_KIND
@@ -186,7 +188,7 @@ def recorder_ir(stubs: int, vector_variants: Optional[dict] = None) -> str:
     values.update(TUPLE_ITEMS=abi.TUPLE_ITEMS, LIST_ITEMS=abi.LIST_ITEMS, ARRAY_DATA=abi.ARRAY_DATA, OB_TYPE=abi.OB_TYPE,
                   ARRAY_FLAGS=abi.ARRAY_FLAGS, ARRAY_DESCR=abi.ARRAY_DESCR, NPY_NOT_WRITEABLE=~NPY_WRITEABLE,
                   ARRAY_NDIM=abi.ARRAY_NDIM, ARRAY_DIMS=abi.ARRAY_DIMS,
-                  STUBS=stubs, SCALAR_SLOT=SCALAR_SLOT)
+                  STUBS=stubs, SCALAR_SLOT=SCALAR_SLOT, ACROSS_ROWS=ACROSS_ROWS)
     text = re.sub(r"\$([A-Z_0-9]+)\$", lambda m: str(values[m.group(1)]), template)
     parts = [text]
     for k in range(stubs):

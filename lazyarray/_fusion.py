@@ -30,8 +30,8 @@ from .backend.recorder import C_FUSE_MAX, FUSE_MAX
 # (the native code's misses)
 TABLE: dict = {}
 # (op, dtype) -> (init, acc, hred, mean (0: none) building blocks' addresses, lanes, numpy
-# dtype, item size) for a full reduction the native steps run (backend/reduce.ll), or None
-# when they do not; filled by ``reduction``
+# dtype, item size, the strided copy's address) for a reduction the native steps run
+# (backend/reduce.ll), or None when they do not; filled by ``reduction``
 REDUCTIONS: dict = {}
 # nodes run in fused regions, and full reductions run on the building blocks, since the
 # process began (the native code adds to them)
@@ -67,11 +67,11 @@ def entry(op, dtype, sdtype) -> Optional[tuple]:
 
 
 def reduction(op, dtype) -> Optional[tuple]:
-    """The reductions' entry of ``op`` over every axis of a value of ``dtype``, put in
-    the table when it is final (None while the building blocks are not loaded).  The
-    lanes are the interpreter's (a register of REG_BYTES over at least 8-byte elements,
-    bytecode's K_BLOCK), so the result has the interpreted program's bits; a complex
-    product, which the interpreter folds in order, is not taken."""
+    """The reductions' entry of ``op`` over the leading or trailing axes of a value of
+    ``dtype``, put in the table when it is final (None while the building blocks are not
+    loaded).  The lanes are the interpreter's (a register of REG_BYTES over at least
+    8-byte elements, bytecode's K_BLOCK), so the result has the interpreted program's
+    bits; a complex product, which the interpreter folds in order, is not taken."""
     key = (op, dtype)
     if op not in ir.REDUCE or (op is ir.Op.PROD and dtype.name.startswith("complex")):
         return REDUCTIONS.setdefault(key, None)
@@ -85,8 +85,17 @@ def reduction(op, dtype) -> Optional[tuple]:
         return None
     if op is not ir.Op.MEAN:
         addresses.append(0)
+    gather = library.loaded_address(("copy", str(dtype.itemsize)))
+    if not gather:
+        return REDUCTIONS.setdefault(key, None) if library.bundle_loaded() else None
     lanes = REG_BYTES // max(8, dtype.itemsize)
-    return REDUCTIONS.setdefault(key, (*addresses, lanes, dtype.np, dtype.itemsize))
+    return REDUCTIONS.setdefault(key, (*addresses, lanes, dtype.np, dtype.itemsize, gather))
+
+
+def broadcast(value, shape: tuple) -> np.ndarray:
+    """The value of a broadcast view that a fused region reads (backend/fuse.ll): ``value``
+    broadcast to ``shape``, C-contiguous (a region reads its operands where they lie)."""
+    return np.ascontiguousarray(np.broadcast_to(value, shape))
 
 
 def fused_count() -> int:

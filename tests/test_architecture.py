@@ -57,3 +57,14 @@ def test_backend_imports_have_no_cycle():
 
 def _graph_names() -> set:
     return {p.stem for p in BACKEND.glob("*.py") if p.stem != "__init__"}
+
+
+def test_every_source_of_generated_code_is_in_the_disk_caches_fingerprint():
+    """An IR file or code generator left out of ``native._SOURCES`` would leave the disk
+    cache serving code compiled from its old text (a new reduce.ll was not compiled)."""
+    from lazyarray.backend import native, recorder, shipped
+    ir_files = {Path(p).name for p in recorder.IR_FILES}
+    # (sequencer.ll is generated from sequencer.py, which is fingerprinted)
+    written = {p.name for p in BACKEND.glob("*.ll")} - {Path(shipped.SEQUENCER_FILE).name}
+    assert ir_files == written
+    assert written <= set(native._SOURCES) and "sequencer.py" in native._SOURCES

@@ -161,6 +161,28 @@ def test_what_regions_do_not_take_runs_as_before():
         np.testing.assert_allclose(got, whole(make), rtol=1e-14, atol=0)
 
 
+def test_broadcast_operands_are_fused(monkeypatch):
+    """A broadcast of an array that has its value by then (a row, a column, a 0-d array,
+    or an op computed before) is read by a region through its value, made then."""
+    rng = np.random.default_rng(5)
+    a = xp.asarray(rng.standard_normal((200, 12)))
+    row, col = xp.asarray(rng.standard_normal(12)), xp.asarray(rng.standard_normal((200, 1)))
+    s0, one = xp.asarray(np.float64(2.5)), xp.asarray(rng.standard_normal((1, 12)))
+    for make, count in ((lambda: (a - row) * 2.0, 2),
+                        (lambda: (a * col) + 1.0, 2),
+                        (lambda: a / s0 - 1.0, 2),
+                        (lambda: (row - a) * 0.5, 2),             # the broadcast on the left
+                        (lambda: (a + one) * 3.0, 2),
+                        (lambda: (a - (row * 2.0 + 1.0)) / 3.0, 4),  # of a region's root
+                        (lambda: (a - row) / (col + 1.0), 3)):
+        got, fused_count, made = fused(make)
+        assert fused_count == count and made == 0
+        assert got.tobytes() == interpreted(make, monkeypatch).tobytes()
+    # a broadcast of a view (no value to copy): the walk takes over, as before
+    got, _, _ = fused(lambda: (a - a[0]) * 2.0)
+    np.testing.assert_array_equal(got, (np.asarray(a) - np.asarray(a)[0]) * 2.0)
+
+
 def test_leading_axis_slices_are_read_where_they_lie():
     x = np.linspace(0.5, 1.5, 1000)
     a = xp.asarray(x)
@@ -197,36 +219,52 @@ def _values(dtype, shape, rng):
     return v + 1j * rng.standard_normal(shape).astype(dtype) if dtype.startswith("c") else v
 
 
+def _axes_cases(shape: tuple) -> list:
+    """Every axis, and the leading and the trailing axes (the native steps' two layouts)."""
+    r = len(shape)
+    found = {None}
+    for k in range(1, r):
+        found |= {tuple(range(k)), tuple(range(r - k, r))}
+    return sorted(found, key=lambda a: (a is not None, a or ()))
+
+
 @pytest.mark.parametrize("shape", [(1,), (7,), (511,), (512,), (513,), (2400,), (200, 12),
-                                   (3, 1000), (1000, 3), (5, 7, 11), (32768,)])
+                                   (12, 200), (3, 1000), (1000, 3), (5, 1), (600, 2),
+                                   (5, 7, 11), (4, 3, 2, 5), (32768,)])
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool", "complex128"])
-def test_full_reductions_run_on_the_building_blocks_with_the_programs_bits(shape, dtype,
-                                                                          monkeypatch):
+def test_reductions_run_on_the_building_blocks_with_the_programs_bits(shape, dtype,
+                                                                      monkeypatch):
     a = xp.asarray(_values(dtype, shape, np.random.default_rng(len(shape) * 7 + shape[0])))
-    ops = [lambda: xp.any(a == a), lambda: xp.all(a != a)]  # (after a fused region)
-    if dtype != "bool":
-        # (an op first, in a region: scalars a complex region takes are complex)
-        op = {"int64": lambda v: v * 1, "complex128": lambda v: v + v}.get(
-            dtype, lambda v: v * 1.0)
-        ops += [lambda: xp.sum(op(a)), lambda: xp.sum(op(a), keepdims=True)]
-        if dtype != "complex128":
-            ops += [lambda: xp.prod(op(a) * 0 + 1), lambda: xp.max(op(a)),
-                    lambda: xp.min(op(a))]
-        if dtype != "int64":
-            ops += [lambda: xp.mean(op(a))]
-    for make in ops:
-        got, count, made = reduced(make)
-        assert count == 1 and made == 0
-        want = interpreted(make, monkeypatch)  # (the same lanes, in the same order)
-        assert got.dtype == want.dtype and got.shape == want.shape
-        assert got.tobytes() == want.tobytes()
+    # (an op first, in a region: scalars a complex region takes are complex)
+    op = {"int64": lambda v: v * 1, "complex128": lambda v: v + v,
+          "bool": lambda v: v == v}.get(dtype, lambda v: v * 1.0)
+    for axis in _axes_cases(shape):
+        ops = [lambda: xp.any(op(a) != a, axis=axis), lambda: xp.all(op(a), axis=axis)]
+        if dtype != "bool":
+            ops = [lambda: xp.sum(op(a), axis=axis),
+                   lambda: xp.sum(op(a), axis=axis, keepdims=True)]
+            if dtype != "complex128":
+                ops += [lambda: xp.prod(op(a) * 0 + 1, axis=axis),
+                        lambda: xp.max(op(a), axis=axis), lambda: xp.min(op(a), axis=axis)]
+            if dtype != "int64":
+                ops += [lambda: xp.mean(op(a), axis=axis)]
+        for make in ops:
+            got, count, made = reduced(make)
+            assert count == 1 and made == 0, axis
+            # the interpreted program's kernel, along or across as it chooses: the same
+            # lanes, in the same order
+            want = interpreted(make, monkeypatch)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes(), axis
 
 
-def test_what_full_reductions_do_not_take_runs_as_before(monkeypatch):
+def test_what_reductions_do_not_take_runs_as_before(monkeypatch):
     m = np.linspace(-1, 1, 60).reshape(6, 10)
     a, nan = xp.asarray(m), xp.asarray(np.array([1.0, np.nan, 3.0]))
     c, empty = xp.asarray(m + 1j), xp.asarray(np.zeros((0, 3)))
-    for make, taken in ((lambda: xp.sum(a * 2.0, axis=0), 0),      # not every axis
+    t = xp.asarray(np.linspace(-1, 1, 60).reshape(3, 4, 5))
+    for make, taken in ((lambda: xp.sum(t * 2.0, axis=1), 0),      # a middle axis
+                        (lambda: xp.sum(t * 2.0, axis=(0, 2)), 0),
                         (lambda: xp.sum(a[1:] * 2.0), 1),          # a slice's region
                         (lambda: xp.sum(a[::2]), 0),                # a strided view
                         (lambda: xp.prod(c + c), 0),                # complex: in order
