@@ -279,8 +279,8 @@ no:
   ret ptr null
 }
 
-; whether view %s is a broadcast (broadcast_to) of one source that has a value, or is
-; computed before it (no view itself): a region may read it through lz_broadcast
+; whether view %s is a broadcast (broadcast_to) of one source that is readable
+; (lz_readable) or a reshape of one: a region may read it through lz_broadcast
 define internal i1 @lz_broadcastable(ptr %ctx, ptr %s) {
 entry:
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
@@ -297,26 +297,87 @@ srcs:
   br i1 %one, label %base, label %no
 base:
   %b = call ptr @item(ptr %ss, i64 0)
-  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
-  %bv = call ptr @get(ptr %b, i64 %ov)
-  %hasv = icmp ne ptr %bv, %none
-  br i1 %hasv, label %yes, label %computed
-computed:
-  %bop2 = call ptr @get(ptr %b, i64 %oo)
-  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
-  %vw = call i32 @PySet_Contains(ptr %views, ptr %bop2)
-  %notview = icmp eq i32 %vw, 0
-  ret i1 %notview
+  %ok = call i1 @lz_readable(ptr %ctx, ptr %b)
+  br i1 %ok, label %yes, label %reshaped
+reshaped:
+  %r = call i1 @lz_reshaped(ptr %ctx, ptr %b)
+  ret i1 %r
 yes:
   ret i1 1
 no:
   ret i1 0
 }
 
+; whether node %b has its value, or is an op (no view) computed before its readers
+define internal i1 @lz_readable(ptr %ctx, ptr %b) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %bv = call ptr @get(ptr %b, i64 %ov)
+  %hasv = icmp ne ptr %bv, %none
+  br i1 %hasv, label %yes, label %computed
+computed:
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %bop = call ptr @get(ptr %b, i64 %oo)
+  %views = call ptr @w(ptr %ctx, i64 $C_VIEWS$)
+  %vw = call i32 @PySet_Contains(ptr %views, ptr %bop)
+  %notview = icmp eq i32 %vw, 0
+  ret i1 %notview
+yes:
+  ret i1 1
+}
+
+; whether view %s reads its one source's elements in their order (reshape, expand_dims,
+; squeeze: C_RESHAPES) and that source is readable (lz_readable)
+define internal i1 @lz_reshaped(ptr %ctx, ptr %s) {
+entry:
+  %oo = call i64 @wi(ptr %ctx, i64 $C_N_OP$)
+  %op = call ptr @get(ptr %s, i64 %oo)
+  %rs = call ptr @w(ptr %ctx, i64 $C_RESHAPES$)
+  %isr = call i32 @PySet_Contains(ptr %rs, ptr %op)
+  %yes = icmp eq i32 %isr, 1
+  br i1 %yes, label %srcs, label %no
+srcs:
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %ss = call ptr @get(ptr %s, i64 %osr)
+  %k = call i64 @size(ptr %ss)
+  %one = icmp eq i64 %k, 1
+  br i1 %one, label %base, label %no
+base:
+  %b = call ptr @item(ptr %ss, i64 0)
+  %ok = call i1 @lz_readable(ptr %ctx, ptr %b)
+  ret i1 %ok
+no:
+  ret i1 0
+}
+
+; the first element of reshape-like view %s (lz_reshaped) of %count elements of numpy
+; dtype %descr: its source's value's, read where it lies; null when it has none that is
+define internal ptr @lz_reshaped_data(ptr %ctx, ptr %s, ptr %descr, i64 %count) {
+entry:
+  %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
+  %ok = call i1 @lz_reshaped(ptr %ctx, ptr %s)
+  br i1 %ok, label %base, label %no
+base:
+  %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
+  %ss = call ptr @get(ptr %s, i64 %osr)
+  %b = call ptr @item(ptr %ss, i64 0)
+  %ov = call i64 @wi(ptr %ctx, i64 $C_N_VALUE$)
+  %bv = call ptr @get(ptr %b, i64 %ov)
+  %hasv = icmp ne ptr %bv, %none
+  br i1 %hasv, label %plain, label %no
+plain:
+  %d = call ptr @lz_plain(ptr %ctx, ptr %bv, ptr %descr, i64 %count)
+  ret ptr %d
+no:
+  ret ptr null
+}
+
 ; the first element of broadcast view %s's value of %count elements of numpy dtype
-; %descr, given to it now (C_BROADCAST_FN(base's value, its shape): a C-contiguous copy,
-; which the view holds while the region reads it), or null when its base has no value
-; that makes one (the walk takes over, and raises what is wrong)
+; %descr, given to it now (C_BROADCAST_FN(its base's value, or the value its base reshapes;
+; the base's shape; its shape): a C-contiguous copy, which the view holds while the region
+; reads it), or null when its base has no value that makes one (the walk takes over, and
+; raises what is wrong)
 define internal ptr @lz_broadcast(ptr %ctx, ptr %s, ptr %descr, i64 %count) {
 entry:
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
@@ -329,13 +390,25 @@ entry:
 base:
   %ss = call ptr @get(ptr %s, i64 %osr)
   %b = call ptr @item(ptr %ss, i64 0)
-  %bv = call ptr @get(ptr %b, i64 %ov)
-  %hasv = icmp ne ptr %bv, %none
-  br i1 %hasv, label %make, label %no
+  %bv0 = call ptr @get(ptr %b, i64 %ov)
+  %hasv0 = icmp ne ptr %bv0, %none
+  br i1 %hasv0, label %make, label %inner
+inner:
+  ; (a reshape of a value, broadcast: x[:, None] against a matrix)
+  %re = call i1 @lz_reshaped(ptr %ctx, ptr %b)
+  br i1 %re, label %innerv, label %no
+innerv:
+  %bs = call ptr @get(ptr %b, i64 %osr)
+  %bb = call ptr @item(ptr %bs, i64 0)
+  %bv1 = call ptr @get(ptr %bb, i64 %ov)
+  %hasv1 = icmp ne ptr %bv1, %none
+  br i1 %hasv1, label %make, label %no
 make:
+  %bv = phi ptr [%bv0, %base], [%bv1, %innerv]
   %shape = call ptr @get(ptr %s, i64 %osh)
+  %bshape = call ptr @get(ptr %b, i64 %osh)
   %fn = call ptr @w(ptr %ctx, i64 $C_BROADCAST_FN$)
-  %arr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %bv, ptr %shape, ptr null)
+  %arr = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %bv, ptr %bshape, ptr %shape, ptr null)
   %noarr = icmp eq ptr %arr, null
   br i1 %noarr, label %clear, label %plain
 plain:
@@ -523,9 +596,11 @@ sliced:
   br i1 %isslice, label %next, label %broadcast
 broadcast:
   ; or a broadcast of an array that has its value by then (lz_broadcast gives the view
-  ; one when the region runs)
+  ; one when the region runs), or a reshape of one (read where it lies)
   %bok = call i1 @lz_broadcastable(ptr %ctx, ptr %s)
-  br i1 %bok, label %next, label %no
+  %rok = call i1 @lz_reshaped(ptr %ctx, ptr %s)
+  %either = or i1 %bok, %rok
+  br i1 %either, label %next, label %no
 next:
   %i1 = add i64 %i, 1
   br label %sources
@@ -892,12 +967,16 @@ value:
 view:
   %sp = call ptr @lz_slice(ptr %ctx, ptr %s, ptr %descr, i64 %count, i64 %size)
   %issl = icmp ne ptr %sp, null
-  br i1 %issl, label %viewed, label %bcast
+  br i1 %issl, label %viewed, label %reshape
+reshape:
+  %rp = call ptr @lz_reshaped_data(ptr %ctx, ptr %s, ptr %descr, i64 %count)
+  %isre = icmp ne ptr %rp, null
+  br i1 %isre, label %viewed, label %bcast
 bcast:
   %bp = call ptr @lz_broadcast(ptr %ctx, ptr %s, ptr %descr, i64 %count)
   br label %viewed
 viewed:
-  %vp = phi ptr [%sp, %view], [%bp, %bcast]
+  %vp = phi ptr [%sp, %view], [%rp, %reshape], [%bp, %bcast]
   %w0 = insertvalue {ptr, i64} undef, ptr %vp, 0
   %w1 = insertvalue {ptr, i64} %w0, i64 %size, 1
   ret {ptr, i64} %w1

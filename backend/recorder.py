@@ -127,9 +127,10 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # full reductions of the steps (backend/reduce.ll): their table and the function that
  # fills it, the address of their counter
  C_REDUCE, C_REDUCE_MISS, C_REDUCED,
- # a broadcast view read by a fused region (backend/fuse.ll): the function giving its value
- C_BROADCAST_FN,
- C_WORDS) = range(132)
+ # views read by a fused region (backend/fuse.ll): the function giving a broadcast its
+ # value, the ops that read their source in order (a frozenset)
+ C_BROADCAST_FN, C_RESHAPES,
+ C_WORDS) = range(133)
 MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more: Python)
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the window planned at a time, the

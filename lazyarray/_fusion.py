@@ -92,10 +92,16 @@ def reduction(op, dtype) -> Optional[tuple]:
     return REDUCTIONS.setdefault(key, (*addresses, lanes, dtype.np, dtype.itemsize, gather))
 
 
-def broadcast(value, shape: tuple) -> np.ndarray:
+# views that read their source's elements in order: a region reads a C-contiguous value
+# through them where it lies
+RESHAPES = frozenset({ir.Op.RESHAPE, ir.Op.EXPAND_DIMS, ir.Op.SQUEEZE})
+
+
+def broadcast(value, base_shape: tuple, shape: tuple) -> np.ndarray:
     """The value of a broadcast view that a fused region reads (backend/fuse.ll): ``value``
-    broadcast to ``shape``, C-contiguous (a region reads its operands where they lie)."""
-    return np.ascontiguousarray(np.broadcast_to(value, shape))
+    (its base's, or the value its base reshapes) as ``base_shape``, broadcast to ``shape``,
+    C-contiguous (a region reads its operands where they lie)."""
+    return np.ascontiguousarray(np.broadcast_to(np.reshape(value, base_shape), shape))
 
 
 def fused_count() -> int:

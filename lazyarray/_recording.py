@@ -480,7 +480,8 @@ def _steps_words(common) -> Optional[tuple]:
               (recorder.C_I64, dt.int64), (recorder.C_SLICE_OP, ir.Op.SLICE),
               (recorder.C_F32, dt.float32), (recorder.C_REDUCE, _fusion.REDUCTIONS),
               (recorder.C_REDUCE_MISS, _fusion.reduction),
-              (recorder.C_BROADCAST_FN, _fusion.broadcast))
+              (recorder.C_BROADCAST_FN, _fusion.broadcast),
+              (recorder.C_RESHAPES, _fusion.RESHAPES))
     named += ((recorder.C_ENV_STEPS, _ENV_STEPS), (recorder.C_ENV_TIER, _ENV_TIER),
               (recorder.C_LIB_DICT, vars(library)), (recorder.C_BUNDLE_NAME, _BUNDLE_STATE),
               (recorder.C_SYS_MODULES, sys.modules), (recorder.C_LOGGING_NAME, _LOGGING),

@@ -183,6 +183,27 @@ def test_broadcast_operands_are_fused(monkeypatch):
     np.testing.assert_array_equal(got, (np.asarray(a) - np.asarray(a)[0]) * 2.0)
 
 
+def test_reshaped_values_are_read_where_they_lie(monkeypatch):
+    """A reshape, expand_dims or squeeze of a value (or of an op computed before) reads it
+    in order: a region reads it where it lies, and a broadcast of one is copied."""
+    rng = np.random.default_rng(6)
+    a = xp.asarray(rng.standard_normal((200, 12)))
+    v, f = xp.asarray(rng.standard_normal(2400)), xp.asarray(rng.standard_normal(200))
+    g = xp.asarray(rng.standard_normal((1, 200)))
+    for make, count in ((lambda: xp.reshape(v, (200, 12)) * 2.0 + a, 2),
+                        (lambda: xp.reshape(v * 3.0, (200, 12)) - a, 2),  # two regions
+                        (lambda: (xp.expand_dims(f, axis=1) + 1.0) * 0.5, 2),
+                        (lambda: (a - xp.expand_dims(f, axis=1)) * 2.0, 2),  # broadcast of one
+                        (lambda: a * f[:, None] + 1.0, 2),
+                        (lambda: xp.squeeze(g * 2.0, axis=0) - f, 2)):
+        got, fused_count, made = fused(make)
+        assert fused_count == count and made == 0
+        assert got.tobytes() == interpreted(make, monkeypatch).tobytes()
+    # a reshape of a reshape (no value between): its reader is a step, as before
+    make = lambda: xp.squeeze(xp.expand_dims(f * 2.0, axis=0), axis=0) - f  # noqa: E731
+    assert fused(make)[0].tobytes() == interpreted(make, monkeypatch).tobytes()
+
+
 def test_leading_axis_slices_are_read_where_they_lie():
     x = np.linspace(0.5, 1.5, 1000)
     a = xp.asarray(x)
