@@ -68,3 +68,11 @@ def test_every_source_of_generated_code_is_in_the_disk_caches_fingerprint():
     written = {p.name for p in BACKEND.glob("*.ll")} - {Path(shipped.SEQUENCER_FILE).name}
     assert ir_files == written
     assert written <= set(native._SOURCES) and "sequencer.py" in native._SOURCES
+
+
+def test_every_ir_file_is_installed():
+    """An installed copy (``pip install .``) needs every IR file the unit reads (reduce.ll
+    was left out of the package data once: CI's installed copy could not build it)."""
+    text = (BACKEND.parent / "pyproject.toml").read_text()
+    line = next(x for x in text.splitlines() if x.startswith('"lazyarray.backend" ='))
+    assert '"*.ll"' in line
