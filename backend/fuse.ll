@@ -20,7 +20,7 @@ declare double @llvm.fabs.f64(double)
 ;   P_OCC   its occurrences among the graph's sources (then: its register, once run)
 ;   P_ENT   its building block's entry (borrowed from C_FUSE), or 0: not fusable
 ;   P_REG   the position of its region's root
-;   P_SRC0, P_SRC1  its sources' positions in the order, -1 for leaves
+;   P_SRC0, P_SRC1, P_SRC2  its sources' positions in the order, -1 for leaves
 ; (P_* and the row count are filled in by backend/recorder.py)
 
 define internal i64 @pl(ptr %p, i64 %f, i64 %i) {
@@ -457,6 +457,19 @@ entry:
   ret ptr %p
 }
 
+; the numpy dtype and the item size an operand of entry %e is read in: the source
+; dtype's, or (%branch: where's second and third operands) the result's
+define internal ptr @lz_operand_descr(ptr %e, i1 %branch) {
+  %at = select i1 %branch, i64 1, i64 4
+  %d = call ptr @item(ptr %e, i64 %at)
+  ret ptr %d
+}
+define internal i64 @lz_operand_size(ptr %ctx, ptr %e, i1 %branch) {
+  %at = select i1 %branch, i64 2, i64 3
+  %z = call i64 @eint(ptr %ctx, ptr %e, i64 %at)
+  ret i64 %z
+}
+
 ; ---- %n's building block entry (borrowed), or null: not fusable (an error when set)
 define internal ptr @lz_fuse_entry(ptr %ctx, ptr %n) {
 entry:
@@ -477,7 +490,9 @@ entry:
   %k = call i64 @size(ptr %srcs)
   %k1 = icmp eq i64 %k, 1
   %k2 = icmp eq i64 %k, 2
-  %arity = or i1 %k1, %k2
+  %k3 = icmp eq i64 %k, 3
+  %k12 = or i1 %k1, %k2
+  %arity = or i1 %k12, %k3  ; (three: where, whose entry alone the table gives)
   %cnt = call i64 @small(ptr %ctx, ptr %shape)
   %sized = icmp sge i64 %cnt, 0
   %fits = and i1 %arity, %sized
@@ -546,7 +561,8 @@ found:
   br i1 %isnone, label %no, label %sources
 sources:
   ; every source a scalar the region takes, or an array of %n's shape and dtype %sdt
-  ; whose value, if it has one, is read where it lies
+  ; (where's second and third: %n's dtype) whose value, if it has one, is read where it
+  ; lies
   %i = phi i64 [0, %found], [%i1, %next]
   %more = icmp slt i64 %i, %k
   br i1 %more, label %src, label %yes
@@ -554,14 +570,22 @@ src:
   %s = call ptr @item(ptr %srcs, i64 %i)
   %sop = call ptr @get(ptr %s, i64 %oo)
   %iss = icmp eq ptr %sop, %scalar
+  %later = icmp sgt i64 %i, 0
+  %branch = and i1 %k3, %later
+  %want = select i1 %branch, ptr %dt, ptr %sdt
+  %wdescr = call ptr @lz_operand_descr(ptr %e, i1 %branch)
+  %wsize = call i64 @lz_operand_size(ptr %ctx, ptr %e, i1 %branch)
   br i1 %iss, label %isscalar, label %array
 isscalar:
   %width = call i64 @lz_scalar_bits(ptr %ctx, ptr %s, ptr %scratch)
   %ok = icmp ne i64 %width, 0
-  br i1 %ok, label %next, label %no
+  %scd = call ptr @get(ptr %s, i64 %od)
+  %scsame = icmp eq ptr %scd, %want
+  %scok = and i1 %ok, %scsame
+  br i1 %scok, label %next, label %no
 array:
   %sd = call ptr @get(ptr %s, i64 %od)
-  %samed = icmp eq ptr %sd, %sdt
+  %samed = icmp eq ptr %sd, %want
   br i1 %samed, label %shapes, label %no
 shapes:
   %ssh = call ptr @get(ptr %s, i64 %osh)
@@ -572,12 +596,11 @@ shaped:
   %same = icmp eq i32 %eq, 1
   br i1 %same, label %valued, label %no
 valued:
-  %sdescr = call ptr @item(ptr %e, i64 4)
   %v = call ptr @get(ptr %s, i64 %ov)
   %hasv = icmp ne ptr %v, %none
   br i1 %hasv, label %plain, label %viewed
 plain:
-  %dp = call ptr @lz_plain(ptr %ctx, ptr %v, ptr %sdescr, i64 %cnt)
+  %dp = call ptr @lz_plain(ptr %ctx, ptr %v, ptr %wdescr, i64 %cnt)
   %isplain = icmp ne ptr %dp, null
   br i1 %isplain, label %next, label %no
 viewed:
@@ -590,8 +613,7 @@ viewtest:
   %isview = icmp eq i32 %vw, 1
   br i1 %isview, label %sliced, label %next
 sliced:
-  %ssize = call i64 @eint(ptr %ctx, ptr %e, i64 3)
-  %sp = call ptr @lz_slice(ptr %ctx, ptr %s, ptr %sdescr, i64 %cnt, i64 %ssize)
+  %sp = call ptr @lz_slice(ptr %ctx, ptr %s, ptr %wdescr, i64 %cnt, i64 %wsize)
   %isslice = icmp ne ptr %sp, null
   br i1 %isslice, label %next, label %broadcast
 broadcast:
@@ -660,6 +682,7 @@ initbody:
   call void @ps(ptr %p, i64 $P_REG$, i64 %i, i64 -1)
   call void @ps(ptr %p, i64 $P_SRC0$, i64 %i, i64 -1)
   call void @ps(ptr %p, i64 $P_SRC1$, i64 %i, i64 -1)
+  call void @ps(ptr %p, i64 $P_SRC2$, i64 %i, i64 -1)
   %i1 = add i64 %i, 1
   br label %init
 scan:
@@ -699,9 +722,15 @@ src0:
   call void @ps(ptr %p, i64 $P_SRC0$, i64 %a, i64 %at)
   br label %occ
 maybe1:
-  br i1 %second, label %src1, label %occ
+  br i1 %second, label %src1, label %maybe2
 src1:
   call void @ps(ptr %p, i64 $P_SRC1$, i64 %a, i64 %at)
+  br label %occ
+maybe2:
+  %third = icmp eq i64 %j, 2
+  br i1 %third, label %src2, label %occ
+src2:
+  call void @ps(ptr %p, i64 $P_SRC2$, i64 %a, i64 %at)
   br label %occ
 occ:
   %o = call i64 @pl(ptr %p, i64 $P_OCC$, i64 %at)
@@ -798,16 +827,24 @@ member:
   %op0 = call ptr @get(ptr %s0, i64 %oo)
   %sc0 = icmp eq ptr %op0, %scalar
   %n0 = zext i1 %sc0 to i64
-  %two = icmp eq i64 %k, 2
+  %two = icmp sge i64 %k, 2
   br i1 %two, label %second, label %counted
 second:
   %s1 = call ptr @item(ptr %srcs, i64 1)
   %op1 = call ptr @get(ptr %s1, i64 %oo)
   %sc1 = icmp eq ptr %op1, %scalar
   %n1 = zext i1 %sc1 to i64
+  %three = icmp eq i64 %k, 3
+  br i1 %three, label %third, label %counted
+third:
+  %s2 = call ptr @item(ptr %srcs, i64 2)
+  %op2 = call ptr @get(ptr %s2, i64 %oo)
+  %sc2 = icmp eq ptr %op2, %scalar
+  %n2 = zext i1 %sc2 to i64
+  %n12 = add i64 %n1, %n2
   br label %counted
 counted:
-  %m1 = phi i64 [0, %member], [%n1, %second]
+  %m1 = phi i64 [0, %member], [%n1, %second], [%n12, %third]
   %c0 = add i64 %count, %own
   %c1 = add i64 %c0, %n0
   %cm = add i64 %c1, %m1
@@ -995,13 +1032,13 @@ no:
 ; can be read (nothing ran: the walk takes over); -1 on error
 define internal i32 @lz_region(ptr %ctx, ptr %p, i64 %r) {
 entry:
-  %ins = alloca [$FUSE_INS$ x i64]  ; per fused node: fn, out, out step, a, a step, b, b step
+  %ins = alloca [$FUSE_INS$ x i64]  ; per fused node: fn, out, out step, a, a step, b, b step, c, c step
   %nextreg = alloca i64
   store i64 0, ptr %nextreg
   %free = alloca [$FUSE_MAX$ x ptr]  ; registers whose node's consumer is laid out
   %nfree = alloca i64
   store i64 0, ptr %nfree
-  %scal = alloca [$FUSE_MAX$ x [6 x i64]]  ; lz_scalar_reg's rows, two per node at most
+  %scal = alloca [$FUSE_MAX$ x [9 x i64]]  ; lz_scalar_reg's rows, three per node at most
   %nscal = alloca i64
   store i64 0, ptr %nscal
   %osr = call i64 @wi(ptr %ctx, i64 $C_N_SRCS$)
@@ -1083,26 +1120,48 @@ dest:
   %noa = icmp eq ptr %abase, null
   br i1 %noa, label %stop, label %second
 second:
-  %two = icmp eq i64 %kk, 2
+  %two = icmp sge i64 %kk, 2
+  ; (where's second and third operands are of the result's dtype)
+  %branch = icmp eq i64 %kk, 3
+  %bsize = call i64 @lz_operand_size(ptr %ctx, ptr %e, i1 %branch)
+  %bdescr = call ptr @lz_operand_descr(ptr %e, i1 %branch)
   br i1 %two, label %operand1, label %store
 operand1:
   %s1 = call ptr @item(ptr %srcs, i64 1)
   %at1 = call i64 @pl(ptr %p, i64 $P_SRC1$, i64 %i)
-  %b = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s1, i64 %at1, i64 %ssize, ptr %sdescr, i64 %total, ptr %regs, ptr %nextreg, ptr %scal, ptr %nscal)
+  %b = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s1, i64 %at1, i64 %bsize, ptr %bdescr, i64 %total, ptr %regs, ptr %nextreg, ptr %scal, ptr %nscal)
   %bb = extractvalue {ptr, i64} %b, 0
   %bs = extractvalue {ptr, i64} %b, 1
   %nob = icmp eq ptr %bb, null
-  br i1 %nob, label %stop, label %store
+  br i1 %nob, label %stop, label %third
+third:
+  br i1 %branch, label %operand2, label %store
+operand2:
+  %s2 = call ptr @item(ptr %srcs, i64 2)
+  %at2 = call i64 @pl(ptr %p, i64 $P_SRC2$, i64 %i)
+  %cop = call {ptr, i64} @lz_operand(ptr %ctx, ptr %p, ptr %s2, i64 %at2, i64 %bsize, ptr %bdescr, i64 %total, ptr %regs, ptr %nextreg, ptr %scal, ptr %nscal)
+  %cb = extractvalue {ptr, i64} %cop, 0
+  %cs = extractvalue {ptr, i64} %cop, 1
+  %noc = icmp eq ptr %cb, null
+  br i1 %noc, label %stop, label %store
 store:
-  %bbase = phi ptr [null, %second], [%bb, %operand1]
-  %bstep = phi i64 [0, %second], [%bs, %operand1]
-  %at1s = phi i64 [-1, %second], [%at1, %operand1]
+  %bbase = phi ptr [null, %second], [%bb, %third], [%bb, %operand2]
+  %bstep = phi i64 [0, %second], [%bs, %third], [%bs, %operand2]
+  %at1s = phi i64 [-1, %second], [%at1, %third], [%at1, %operand2]
+  %cbase = phi ptr [null, %second], [null, %third], [%cb, %operand2]
+  %cstep = phi i64 [0, %second], [0, %third], [%cs, %operand2]
+  %at2s = phi i64 [-1, %second], [-1, %third], [%at2, %operand2]
   ; (a source read twice, x * x, is released once)
   call void @lz_free_reg(ptr %p, i64 %at0, ptr %free, ptr %nfree)
   %twice = icmp eq i64 %at1s, %at0
   %at1r = select i1 %twice, i64 -1, i64 %at1s
   call void @lz_free_reg(ptr %p, i64 %at1r, ptr %free, ptr %nfree)
-  %w0 = mul i64 %m, 7
+  %again0 = icmp eq i64 %at2s, %at0
+  %again1 = icmp eq i64 %at2s, %at1s
+  %again = or i1 %again0, %again1
+  %at2r = select i1 %again, i64 -1, i64 %at2s
+  call void @lz_free_reg(ptr %p, i64 %at2r, ptr %free, ptr %nfree)
+  %w0 = mul i64 %m, 9
   %pi = getelementptr i64, ptr %ins, i64 %w0
   store i64 %fn, ptr %pi
   %p1 = getelementptr i64, ptr %pi, i64 1
@@ -1120,6 +1179,11 @@ store:
   store i64 %bbi, ptr %p5
   %p6 = getelementptr i64, ptr %pi, i64 6
   store i64 %bstep, ptr %p6
+  %p7 = getelementptr i64, ptr %pi, i64 7
+  %cbi = ptrtoint ptr %cbase to i64
+  store i64 %cbi, ptr %p7
+  %p8 = getelementptr i64, ptr %pi, i64 8
+  store i64 %cstep, ptr %p8
   %m1 = add i64 %m, 1
   br label %lnext
 lskip:
@@ -1145,7 +1209,7 @@ iloop:
   %tmore = icmp slt i64 %t, %m
   br i1 %tmore, label %ibody, label %blockdone
 ibody:
-  %w = mul i64 %t, 7
+  %w = mul i64 %t, 9
   %q = getelementptr i64, ptr %ins, i64 %w
   %f = load i64, ptr %q
   %fp = inttoptr i64 %f to ptr
@@ -1161,16 +1225,23 @@ ibody:
   %xb = load i64, ptr %q5
   %q6 = getelementptr i64, ptr %q, i64 6
   %xbs = load i64, ptr %q6
+  %q7 = getelementptr i64, ptr %q, i64 7
+  %xc = load i64, ptr %q7
+  %q8 = getelementptr i64, ptr %q, i64 8
+  %xcs = load i64, ptr %q8
   %dd = mul i64 %xds, %at
   %da = mul i64 %xas, %at
   %db = mul i64 %xbs, %at
+  %dc = mul i64 %xcs, %at
   %pd0 = inttoptr i64 %xd to ptr
   %pd = getelementptr i8, ptr %pd0, i64 %dd
   %pa0 = inttoptr i64 %xa to ptr
   %pa = getelementptr i8, ptr %pa0, i64 %da
   %pb0 = inttoptr i64 %xb to ptr
   %pb = getelementptr i8, ptr %pb0, i64 %db
-  call void %fp(ptr %pd, ptr %pa, ptr %pb, ptr null, i64 %cnt)
+  %pc0 = inttoptr i64 %xc to ptr
+  %pc = getelementptr i8, ptr %pc0, i64 %dc
+  call void %fp(ptr %pd, ptr %pa, ptr %pb, ptr %pc, i64 %cnt)
   %t1 = add i64 %t, 1
   br label %iloop
 blockdone:

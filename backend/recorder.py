@@ -135,10 +135,10 @@ MAX_DIRECT = 8  # arguments of a front door the native steps call directly (more
 SEEN_MAX = 4096  # _steps._SEEN_MAX (the structures met in steps, then forgotten)
 # fused regions: the plan's rows (backend/fuse.ll), the window planned at a time, the
 # elements of a block, a register's bytes (a block of complex128)
-P_NODE, P_KIND, P_CONS, P_OCC, P_ENT, P_REG, P_SRC0, P_SRC1, P_ROWS = range(9)
+P_NODE, P_KIND, P_CONS, P_OCC, P_ENT, P_REG, P_SRC0, P_SRC1, P_SRC2, P_ROWS = range(10)
 FUSE_MAX = 64  # nodes of the steps' order planned at a time (a window)
 FUSE_PLAN = P_ROWS * FUSE_MAX
-FUSE_INS = 7 * FUSE_MAX
+FUSE_INS = 9 * FUSE_MAX
 FUSE_BLOCK = 512
 FUSE_REG_BYTES = 16 * FUSE_BLOCK
 REDUCE_BYTES = REG_BYTES  # a reduction's lanes: the interpreter's accumulator block

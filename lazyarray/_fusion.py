@@ -37,7 +37,7 @@ REDUCTIONS: dict = {}
 # process began (the native code adds to them)
 COUNT = np.zeros(2, dtype=np.int64)
 CONTEXTS: list = []  # the context words of the native functions that run steps, once installed
-_FUSED_OPS = ir.UNARY | ir.BINARY
+_FUSED_OPS = ir.UNARY | ir.BINARY | ir.TERNARY  # (ternary: where, on a bool condition)
 
 
 def enabled() -> bool:
