@@ -9,6 +9,7 @@
 ; backend/recorder.ll with steps.ll (one unit).
 
 ; (entries: (address, numpy dtype, item size, source item size, source numpy dtype))
+declare ptr @PyObject_CallObject(ptr, ptr)
 declare float @llvm.fabs.f32(float)
 declare double @llvm.fabs.f64(double)
 
@@ -441,6 +442,32 @@ no:
   ret ptr null
 }
 
+; ---- the entry of tuple %key in table %tab (a dict; borrowed: the table keeps its entries
+; for the process's life), asking %fn(*key) on a miss, which puts its answer there or
+; answers None without keeping it (then asked again later); null when there is none (an
+; error when set)
+define internal ptr @lz_table_get(ptr %tab, ptr %fn, ptr %key) {
+entry:
+  %hit = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %key)
+  %miss = icmp eq ptr %hit, null
+  br i1 %miss, label %missed, label %found
+missed:
+  %err = call i1 @failed()
+  br i1 %err, label %no, label %ask
+ask:
+  %r = call ptr @PyObject_CallObject(ptr %fn, ptr %key)
+  %nor = icmp eq ptr %r, null
+  br i1 %nor, label %no, label %asked
+asked:
+  call void @Py_DecRef(ptr %r)
+  %hit2 = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %key)
+  ret ptr %hit2
+found:
+  ret ptr %hit
+no:
+  ret ptr null
+}
+
 ; a fused-table entry remembered by the addresses of its key's (op, dtype, source dtype):
 ; _fusion.TABLE is never cleared and an entry once put is never replaced, so its keys'
 ; objects and its entries live as long as the process (direct-mapped: op, dtype, source
@@ -523,31 +550,16 @@ tuple:
   br i1 %nokt, label %error, label %find
 find:
   %tab = call ptr @w(ptr %ctx, i64 $C_FUSE$)
-  %hit = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %kt)
-  %miss = icmp eq ptr %hit, null
-  br i1 %miss, label %missed, label %foundkey
+  %fn = call ptr @w(ptr %ctx, i64 $C_FUSE_MISS$)
+  %ek0 = call ptr @lz_table_get(ptr %tab, ptr %fn, ptr %kt)
+  call void @Py_DecRef(ptr %kt)
+  %nok = icmp eq ptr %ek0, null
+  br i1 %nok, label %missed, label %foundkey
 missed:
   %err = call i1 @failed()
-  br i1 %err, label %errorkey, label %ask
-ask:
-  ; the Python function puts its answer in C_FUSE (so it stays alive there), or
-  ; answers None without keeping it
-  %fn = call ptr @w(ptr %ctx, i64 $C_FUSE_MISS$)
-  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %op, ptr %dt, ptr %sdt, ptr null)
-  %nor = icmp eq ptr %r, null
-  br i1 %nor, label %errorkey, label %asked
-asked:
-  call void @Py_DecRef(ptr %r)
-  %hit2 = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %kt)
-  %miss2 = icmp eq ptr %hit2, null
-  br i1 %miss2, label %missed2, label %foundkey
-missed2:
-  call void @Py_DecRef(ptr %kt)
-  %err2 = call i1 @failed()
-  br i1 %err2, label %error, label %no
+  br i1 %err, label %error, label %no
 foundkey:
-  %ek = phi ptr [%hit, %find], [%hit2, %asked]
-  call void @Py_DecRef(ptr %kt)
+  %ek = phi ptr [%ek0, %find]
   ; (remembered by address: the table's keys and entries live as long as the process)
   store ptr %op, ptr %ck0
   store ptr %dt, ptr %ck1
@@ -632,9 +644,6 @@ yes:
 no:
   call void @Py_DecRef(ptr %srcs)
   ret ptr null
-errorkey:
-  call void @Py_DecRef(ptr %kt)
-  br label %error
 error:
   call void @Py_DecRef(ptr %srcs)
   ret ptr null

@@ -124,8 +124,8 @@ VSTUBS = 4  # METH_FASTCALL method stubs (JitFunction's and Prepared's __call__)
  # of _steps.COUNTS' counters
  C_ENV_DATA, C_ENV_STEPS, C_ENV_TIER, C_LIB_DICT, C_BUNDLE_NAME, C_SYS_MODULES,
  C_LOGGING_NAME, C_COUNTS_AT,
- # full reductions of the steps (backend/reduce.ll): their table and the function that
- # fills it, the address of their counter
+ # reductions of the steps (backend/reduce.ll): their table and the function that fills
+ # it, the address of their counter
  C_REDUCE, C_REDUCE_MISS, C_REDUCED,
  # views read by a fused region (backend/fuse.ll): the function giving a broadcast its
  # value, the ops that read their source in order (a frozenset)
@@ -164,7 +164,8 @@ API = ("Py_IncRef", "Py_DecRef", "PyType_GenericAlloc", "PyTuple_Pack", "PyTuple
        "PyBytes_AsString", "PyFloat_AsDouble", "PyList_SetItem", "PyDict_Size",
        "PySequence_List", "PySet_Size", "PyList_AsTuple", "PyErr_ExceptionMatches",
        "PyObject_IsTrue", "PyBool_FromLong", "PyNumber_Add", "PyObject_SetAttr", "PySet_Clear",
-       "PyErr_SetString", "PyNumber_Float", "PyObject_GetItem", "PyLong_AsDouble")
+       "PyErr_SetString", "PyNumber_Float", "PyObject_GetItem", "PyLong_AsDouble",
+       "PyObject_CallObject")
 
 
 def unit() -> native.Unit:

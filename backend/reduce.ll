@@ -13,41 +13,21 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
 ; ---- the reductions' table entry of (%op, %dt) (borrowed), or null: not taken (an error
 ; when set).  C_REDUCE: (op, dtype) -> (init, acc, hred, mean (0: none), lanes, numpy
-; dtype, item size) or None; a miss asks C_REDUCE_MISS(op, dtype), which puts the answer
-; there (entries are never replaced)
-define internal ptr @lz_fullred_entry(ptr %ctx, ptr %op, ptr %dt) {
+; dtype, item size, copy) or None, filled by C_REDUCE_MISS(op, dtype) (lz_table_get)
+define internal ptr @lz_reduction_entry(ptr %ctx, ptr %op, ptr %dt) {
 entry:
   %none = call ptr @w(ptr %ctx, i64 $C_NONE$)
-  %tab = call ptr @w(ptr %ctx, i64 $C_REDUCE$)
   %key = call ptr (i64, ...) @PyTuple_Pack(i64 2, ptr %op, ptr %dt)
   %nokey = icmp eq ptr %key, null
   br i1 %nokey, label %error, label %find
 find:
-  %hit = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %key)
-  %miss = icmp eq ptr %hit, null
-  br i1 %miss, label %missed, label %found
-missed:
-  %err = call i1 @failed()
-  br i1 %err, label %errorkey, label %ask
-ask:
+  %tab = call ptr @w(ptr %ctx, i64 $C_REDUCE$)
   %fn = call ptr @w(ptr %ctx, i64 $C_REDUCE_MISS$)
-  %r = call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr %fn, ptr %op, ptr %dt, ptr null)
-  %nor = icmp eq ptr %r, null
-  br i1 %nor, label %errorkey, label %asked
-asked:
-  call void @Py_DecRef(ptr %r)
-  %hit2 = call ptr @PyDict_GetItemWithError(ptr %tab, ptr %key)
-  %miss2 = icmp eq ptr %hit2, null
-  br i1 %miss2, label %errorkey, label %found
-found:
-  %e = phi ptr [%hit, %find], [%hit2, %asked]
+  %e = call ptr @lz_table_get(ptr %tab, ptr %fn, ptr %key)
   call void @Py_DecRef(ptr %key)
   %isnone = icmp eq ptr %e, %none
   %r0 = select i1 %isnone, ptr null, ptr %e
   ret ptr %r0
-errorkey:
-  call void @Py_DecRef(ptr %key)
-  br label %error
 error:
   ret ptr null
 }
@@ -116,7 +96,7 @@ no:
 ; read where it lies and its building blocks are loaded: 1 ran (%n has its value), 0 not
 ; taken (nothing changed), -1 on error.  %first: the evaluation's first step (announced
 ; before it runs)
-define internal i32 @lz_full_reduce(ptr %ctx, ptr %n, i1 %first, ptr %root, i64 %count) {
+define internal i32 @lz_reduce_step(ptr %ctx, ptr %n, i1 %first, ptr %root, i64 %count) {
 entry:
   %acc = alloca [$REDUCE_BYTES$ x i8], align 64  ; the lanes
   %reg = alloca [$REDUCE_BYTES$ x i8], align 64  ; a block of strided points, gathered
@@ -177,7 +157,7 @@ where:
   br i1 %placed, label %table, label %no
 table:
   %op = call ptr @get(ptr %n, i64 %oo)
-  %e = call ptr @lz_fullred_entry(ptr %ctx, ptr %op, ptr %dt)
+  %e = call ptr @lz_reduction_entry(ptr %ctx, ptr %op, ptr %dt)
   %noe = icmp eq ptr %e, null
   br i1 %noe, label %noentry, label %plain
 noentry:

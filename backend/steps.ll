@@ -1241,8 +1241,8 @@ step:
   switch i32 %r, label %failnode [i32 0, label %reduce
                                   i32 1, label %counted]
 reduce:
-  ; no one-op program: a full reduction runs on the building blocks (backend/reduce.ll)
-  %rd = call i32 @lz_full_reduce(ptr %ctx, ptr %n, i1 %first, ptr %root, i64 %count)
+  ; no one-op program: a reduction runs on the building blocks (backend/reduce.ll)
+  %rd = call i32 @lz_reduce_step(ptr %ctx, ptr %n, i1 %first, ptr %root, i64 %count)
   switch i32 %rd, label %failnode [i32 0, label %stopped
                                    i32 1, label %counted]
 counted:

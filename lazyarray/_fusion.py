@@ -33,7 +33,7 @@ TABLE: dict = {}
 # dtype, item size, the strided copy's address) for a reduction the native steps run
 # (backend/reduce.ll), or None when they do not; filled by ``reduction``
 REDUCTIONS: dict = {}
-# nodes run in fused regions, and full reductions run on the building blocks, since the
+# nodes run in fused regions, and reductions run on the building blocks, since the
 # process began (the native code adds to them)
 COUNT = np.zeros(2, dtype=np.int64)
 CONTEXTS: list = []  # the context words of the native functions that run steps, once installed
@@ -76,20 +76,16 @@ def reduction(op, dtype) -> Optional[tuple]:
     if op not in ir.REDUCE or (op is ir.Op.PROD and dtype.name.startswith("complex")):
         return REDUCTIONS.setdefault(key, None)
     keys = [(k, op.value, dtype.name) for k in ("init", "acc", "hred")]
-    if op is ir.Op.MEAN:
-        keys.append(("mean", dtype.name))
-    addresses = [library.loaded_address(k) for k in keys]
-    if not all(addresses):
+    keys.append(("mean", dtype.name) if op is ir.Op.MEAN else None)
+    keys.append(("copy", str(dtype.itemsize)))
+    init, acc, hred, mean, gather = (k and library.loaded_address(k) for k in keys)
+    if not (init and acc and hred and gather and (mean or op is not ir.Op.MEAN)):
         if library.bundle_loaded():
             return REDUCTIONS.setdefault(key, None)  # no such building block
         return None
-    if op is not ir.Op.MEAN:
-        addresses.append(0)
-    gather = library.loaded_address(("copy", str(dtype.itemsize)))
-    if not gather:
-        return REDUCTIONS.setdefault(key, None) if library.bundle_loaded() else None
     lanes = REG_BYTES // max(8, dtype.itemsize)
-    return REDUCTIONS.setdefault(key, (*addresses, lanes, dtype.np, dtype.itemsize, gather))
+    return REDUCTIONS.setdefault(key, (init, acc, hred, mean or 0, lanes, dtype.np,
+                                       dtype.itemsize, gather))
 
 
 # views that read their source's elements in order: a region reads a C-contiguous value

@@ -449,7 +449,7 @@ def compile_cache_info() -> CacheInfo:
     * ``step_evaluations``: first evaluations of small structures that ran op by op
       (``_steps.py``), ``steps`` the nodes they ran, ``fused_steps`` of them in fused
       regions on the building blocks (``_fusion.py``) rather than as one-op programs,
-      ``reduced_steps`` of them full reductions run there too.
+      ``reduced_steps`` of them reductions run there too.
 
     >>> import lazyarray as xp
     >>> xp.compile_cache_info().misses >= 0
